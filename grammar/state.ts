@@ -18,8 +18,13 @@ export type Frame = z.infer<typeof FrameSchema>;
 export const EventSchema = z.enum(['call', 'line', 'return', 'exception', 'line_call']);
 export type Event = z.infer<typeof EventSchema>;
 
-/** Variable name -> repr string. Key order is Python's but not significant. */
-export const LocalsSchema = z.record(z.string(), z.string());
+/**
+ * Variable name -> repr string. Key order is Python's but not significant. The key `..` is
+ * reserved for the delta marker (no Python variable has that name).
+ */
+export const LocalsSchema = z
+  .record(z.string(), z.string())
+  .refine((locals) => !Object.hasOwn(locals, '..'), 'the name ".." is reserved for the delta marker');
 export type Locals = z.infer<typeof LocalsSchema>;
 
 export const StateSchema = z
