@@ -1,0 +1,128 @@
+/**
+ * `ndb`, the front door. One small function per command; each command's flags are a
+ * contract (see README).
+ */
+import { parseArgs } from 'node:util';
+import { serializeTrajectory } from '../grammar/serialize.js';
+import type { Trajectory } from '../grammar/state.js';
+import { StateTree } from '../state-tree/tree.js';
+import { TraceFailure, traceFile } from '../tracer/run-tracer.js';
+import { buildDataset } from '../data-pipeline/build.js';
+import { ProgressBar, formatSeconds } from './progress.js';
+
+const USAGE = `ndb — the neural debugger for Python
+
+usage:
+  ndb trace FILE [--entry NAME --args 'PYTHON LITERALS'] [--json] [--max-events N] [--timeout SECONDS]
+      Run FILE under the real tracer and print its trace in the trace language
+      (or as JSON events with --json). Without --entry, the module's top level is traced.
+  ndb data build --out DIR --programs N --seed S [--concurrency K]
+      Build a training dataset: programs, real traces, sampled trajectories, split by program.
+  ndb help
+`;
+
+/** An error the user can act on: printed as one line, exit code 2, never a stack dump. */
+class UsageError extends Error {}
+
+function intFlag(value: string | undefined, name: string, fallback?: number): number {
+  if (value === undefined) {
+    if (fallback === undefined) throw new UsageError(`missing --${name}`);
+    return fallback;
+  }
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a non-negative integer, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+async function traceCommand(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      entry: { type: 'string' },
+      args: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      'max-events': { type: 'string' },
+      timeout: { type: 'string' },
+    },
+  });
+  const file = positionals[0];
+  if (!file || positionals.length > 1) throw new UsageError('usage: ndb trace FILE [--entry NAME --args LITERALS] [--json]');
+  if (values.args !== undefined && values.entry === undefined) throw new UsageError('--args needs --entry (the function to call with them)');
+  const trace = await traceFile({
+    file,
+    ...(values.entry === undefined ? {} : { entry: values.entry, args: values.args ?? '' }),
+    limits: { maxEvents: intFlag(values['max-events'], 'max-events', 10_000), timeoutSeconds: intFlag(values.timeout, 'timeout', 5) },
+  });
+  if (values.json) {
+    for (const e of trace.events) process.stdout.write(JSON.stringify(e) + '\n');
+    process.stdout.write(JSON.stringify(trace.exit) + '\n');
+    return;
+  }
+  // The real run, replayed: every state followed by step_into, then the exit.
+  const tree = new StateTree(trace);
+  const replay: Trajectory = {
+    direction: 'forward',
+    program: trace.program,
+    steps: tree.states.map((state) => ({ state, action: { kind: 'step_into' } })),
+    exit: tree.exit,
+  };
+  process.stdout.write(serializeTrajectory(replay) + '\n');
+}
+
+async function dataCommand(argv: string[]): Promise<void> {
+  const [sub, ...rest] = argv;
+  if (sub !== 'build') throw new UsageError(`unknown data command ${JSON.stringify(sub ?? '')}; try: ndb data build --out DIR --programs N --seed S`);
+  const { values } = parseArgs({
+    args: rest,
+    options: { out: { type: 'string' }, programs: { type: 'string' }, seed: { type: 'string' }, concurrency: { type: 'string' } },
+  });
+  if (!values.out) throw new UsageError('missing --out DIR');
+  const programs = intFlag(values.programs, 'programs');
+  const seed = intFlag(values.seed, 'seed', 0);
+  const bar = new ProgressBar('programs', programs);
+  const summary = await buildDataset({
+    out: values.out,
+    programs,
+    seed,
+    ...(values.concurrency === undefined ? {} : { concurrency: intFlag(values.concurrency, 'concurrency') }),
+    onProgress: (done, total) => bar.update(done, `of ${total}`),
+  });
+  const t = summary.trajectories;
+  const failed = Object.entries(summary.failed).map(([k, n]) => `${k} ${n}`).join(', ') || 'none';
+  process.stdout.write(
+    [
+      `programs      ${summary.programs} (traced ${summary.traces}; failed: ${failed})`,
+      `traces        ${summary.traces}`,
+      `trajectories  ${t.train + t.validation + t.test} (train ${t.train}, validation ${t.validation}, test ${t.test}; forward ${summary.directions.forward}, inverse ${summary.directions.inverse})`,
+      `tokens        ${summary.specialTokens} trace-language tokens, ${summary.characters} characters in all`,
+      `time          ${formatSeconds(summary.seconds)} (${summary.programsPerSecond.toFixed(1)} programs/s)`,
+      `written to    ${values.out}`,
+    ].join('\n') + '\n',
+  );
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'trace':
+      return traceCommand(rest);
+    case 'data':
+      return dataCommand(rest);
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE);
+      return;
+    default:
+      throw new UsageError(`unknown command ${JSON.stringify(command)}; run \`ndb help\``);
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  const known = err instanceof UsageError || err instanceof TraceFailure || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+  process.stderr.write(`ndb: error: ${(err as Error).message}\n`);
+  if (!known) process.stderr.write('ndb: this is a bug in ndb; please report it with the command you ran\n');
+  process.exitCode = 2;
+});

@@ -1,0 +1,195 @@
+/**
+ * `ndb data build`: programs -> real traces -> state trees -> sampled trajectories in the
+ * trace language, split by program, written as JSON Lines. Reproducible from (programs, seed).
+ *
+ * Output folder:
+ *   train.jsonl, validation.jsonl, test.jsonl   one trajectory a line: {id, group, origin, direction, text}
+ *   programs.jsonl                              one program a line: its spec, split and how tracing went
+ *   splits.json                                 group -> split, for every group in the build
+ *   manifest.json                               options, counts, sizes and timings
+ */
+import { createWriteStream, mkdirSync, writeFileSync, type WriteStream } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { serializeTrajectory } from '../grammar/serialize.js';
+import type { Direction } from '../grammar/state.js';
+import { truncateTrajectory } from '../grammar/truncate.js';
+import { StateTree } from '../state-tree/tree.js';
+import type { Trace } from '../tracer/events.js';
+import { TraceFailure, traceFile, traceSource } from '../tracer/run-tracer.js';
+import { loadCorpus } from './corpora/index.js';
+import { excerptTrace } from './excerpt.js';
+import type { ProgramOrigin, ProgramSpec } from './program.js';
+import { runPool } from './pool.js';
+import { Rng } from './rng.js';
+import { type Split, SPLITS, splitOf } from './split.js';
+import { generateSyntheticProgram } from './synthetic.js';
+import { sampleTrajectory } from './trajectories.js';
+
+export interface BuildOptions {
+  out: string;
+  programs: number;
+  seed: number;
+  concurrency?: number;
+  /** Trajectories sampled per trace, half forward and half inverse (reference §5: 50/50). */
+  trajectoriesPerTrace?: number;
+  maxSteps?: number;
+  /** Share of each source among the programs; a source with too few programs leaves the rest to synthetic. */
+  mix?: Partial<Record<ProgramOrigin, number>>;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export const DEFAULT_MIX: Record<ProgramOrigin, number> = { synthetic: 0.5, mbpp: 0.2, humaneval: 0.1, stdlib: 0.2 };
+
+export interface BuildSummary {
+  programs: number;
+  failed: Record<string, number>;
+  traces: number;
+  trajectories: Record<Split, number>;
+  directions: Record<Direction, number>;
+  characters: number;
+  /** Trace-language special tokens written (payload text is not counted: no tokenizer yet). */
+  specialTokens: number;
+  seconds: number;
+  programsPerSecond: number;
+}
+
+/** Chooses the build's programs: each source's share, drawn with the seed, synthetic fills the rest. */
+export async function choosePrograms(count: number, seed: number, mix: Record<ProgramOrigin, number>): Promise<ProgramSpec[]> {
+  const rng = new Rng(seed);
+  const total = Object.values(mix).reduce((a, b) => a + b, 0);
+  const chosen: ProgramSpec[] = [];
+  for (const origin of ['humaneval', 'mbpp', 'stdlib'] as const) {
+    const want = Math.floor((count * mix[origin]) / total);
+    if (want === 0) continue;
+    const all = await loadCorpus(origin);
+    chosen.push(...rng.fork(origin).shuffle([...all]).slice(0, want));
+  }
+  for (let i = 0; chosen.length < count; i++) chosen.push(generateSyntheticProgram(seed, i));
+  return chosen;
+}
+
+async function traceSpec(spec: ProgramSpec): Promise<Trace> {
+  const limits = { maxEvents: 10_000, timeoutSeconds: 5 };
+  if (!spec.path) return traceSource(spec.source, { entry: spec.entry, args: spec.args, limits });
+  const trace = await traceFile({ file: spec.path, entry: spec.entry, args: spec.args, limits });
+  // A real module is cut down to the functions the trace touched.
+  return trace.exit.scope ? excerptTrace(trace, trace.exit.scope) : trace;
+}
+
+const SPECIAL_TOKEN = /<\|[a-z_]+\|>/g;
+
+interface ProgramRecord {
+  id: string;
+  group: string;
+  origin: ProgramOrigin;
+  split: Split;
+  entry: string;
+  args: string;
+  status: 'ok' | 'failed';
+  exit?: string;
+  events?: number;
+  /** The program the trajectories show (for a real module: the excerpt). */
+  program?: string;
+  error?: string;
+  message?: string;
+}
+
+interface ProgramResult {
+  split: Split;
+  record: ProgramRecord;
+  trajectories: { id: string; direction: Direction; text: string }[];
+}
+
+/** Traces one program and samples its trajectories; a tracing failure is a result, not an error. */
+async function processProgram(spec: ProgramSpec, seed: number, perTrace: number, maxSteps: number): Promise<ProgramResult> {
+  const split = splitOf(spec.group);
+  const record: ProgramRecord = { id: spec.id, group: spec.group, origin: spec.origin, split, entry: spec.entry, args: spec.args, status: 'ok' };
+  try {
+    const trace = await traceSpec(spec);
+    if (trace.events.length === 0) throw new TraceFailure('internal', 'the entry produced no traced events');
+    const tree = new StateTree(trace);
+    const rng = new Rng(seed).fork(spec.id);
+    const trajectories: ProgramResult['trajectories'] = [];
+    for (let k = 0; k < perTrace; k++) {
+      const direction: Direction = k % 2 === 0 ? 'forward' : 'inverse';
+      const text = serializeTrajectory(truncateTrajectory(sampleTrajectory(tree, direction, rng, { maxSteps })));
+      trajectories.push({ id: `${spec.id}~${k}`, direction, text });
+    }
+    Object.assign(record, { exit: trace.exit.exit, events: trace.events.length, program: trace.program });
+    return { split, record, trajectories };
+  } catch (err) {
+    const error = err instanceof TraceFailure ? err.kind : 'internal';
+    Object.assign(record, { status: 'failed', error, message: (err as Error).message });
+    return { split, record, trajectories: [] };
+  }
+}
+
+export async function buildDataset(opts: BuildOptions): Promise<BuildSummary> {
+  const started = Date.now();
+  const perTrace = opts.trajectoriesPerTrace ?? 4;
+  const maxSteps = opts.maxSteps ?? 48;
+  const specs = await choosePrograms(opts.programs, opts.seed, { ...DEFAULT_MIX, ...opts.mix });
+
+  mkdirSync(opts.out, { recursive: true });
+  const files = Object.fromEntries(SPLITS.map((s) => [s, createWriteStream(join(opts.out, `${s}.jsonl`))])) as Record<Split, WriteStream>;
+  const programsFile = createWriteStream(join(opts.out, 'programs.jsonl'));
+  const summary: BuildSummary = {
+    programs: specs.length,
+    failed: {},
+    traces: 0,
+    trajectories: { train: 0, validation: 0, test: 0 },
+    directions: { forward: 0, inverse: 0 },
+    characters: 0,
+    specialTokens: 0,
+    seconds: 0,
+    programsPerSecond: 0,
+  };
+  const splits: Record<string, Split> = {};
+
+  // Results are written in program order, whatever order they finish in, so that a build is
+  // byte-for-byte reproducible from its options.
+  const finished = new Map<number, ProgramResult>();
+  let nextToWrite = 0;
+  const flush = () => {
+    for (let r = finished.get(nextToWrite); r; r = finished.get(++nextToWrite)) {
+      finished.delete(nextToWrite);
+      for (const t of r.trajectories) {
+        files[r.split].write(JSON.stringify({ id: t.id, group: r.record.group, origin: r.record.origin, direction: t.direction, text: t.text }) + '\n');
+      }
+      programsFile.write(JSON.stringify(r.record) + '\n');
+    }
+  };
+
+  let done = 0;
+  await runPool(
+    specs,
+    opts.concurrency ?? availableParallelism(),
+    (spec) => processProgram(spec, opts.seed, perTrace, maxSteps),
+    (result, index) => {
+      splits[result.record.group] = result.split;
+      if (result.record.status === 'ok') {
+        summary.traces++;
+        for (const { direction, text } of result.trajectories) {
+          summary.trajectories[result.split]++;
+          summary.directions[direction]++;
+          summary.characters += text.length;
+          summary.specialTokens += text.match(SPECIAL_TOKEN)?.length ?? 0;
+        }
+      } else {
+        summary.failed[result.record.error!] = (summary.failed[result.record.error!] ?? 0) + 1;
+      }
+      finished.set(index, result);
+      flush();
+      opts.onProgress?.(++done, specs.length);
+    },
+  );
+
+  await Promise.all([...Object.values(files), programsFile].map((f) => new Promise((resolve) => f.end(resolve))));
+  summary.seconds = (Date.now() - started) / 1000;
+  summary.programsPerSecond = specs.length / Math.max(summary.seconds, 1e-3);
+  const sortedSplits = Object.fromEntries(Object.entries(splits).sort(([a], [b]) => (a < b ? -1 : 1)));
+  writeFileSync(join(opts.out, 'splits.json'), JSON.stringify(sortedSplits, null, 1) + '\n');
+  writeFileSync(join(opts.out, 'manifest.json'), JSON.stringify({ options: { programs: opts.programs, seed: opts.seed, trajectoriesPerTrace: perTrace, maxSteps, mix: { ...DEFAULT_MIX, ...opts.mix } }, summary }, null, 2) + '\n');
+  return summary;
+}
