@@ -87,11 +87,12 @@ export class StateTree {
 
   /**
    * The return node of the current frame. From a return node itself there is nothing left
-   * in the frame, so it moves on like step_over (pdb's `return` at `--Return--` does too).
+   * in the frame, so it goes up to the caller's next state, skipping sibling calls the
+   * caller's line still makes (pdb's `return` at `--Return--` does the same).
    */
   private returnOfFrame(node: number): number | undefined {
-    if (this.states[node]!.event === 'return') return this.nextAtDepthOrAbove(node);
     const d = this.depths[node]!;
+    if (this.states[node]!.event === 'return') return this.findForward(node, (j) => this.depths[j]! < d);
     for (let j = node + 1; j < this.size; j++) {
       if (this.depths[j]! < d) return j; // left the frame without a return event (cut trace)
       if (this.depths[j] === d && this.states[j]!.event === 'return') return j;

@@ -27,6 +27,12 @@ export const TraceExitSchema = z.object({
   value: z.string().optional(),
   /** never: why the run was cut (`max_events`, `timeout`). */
   reason: z.string().optional(),
+  /**
+   * Entry-function runs only: the 1-based inclusive line ranges (sorted, merged) of the
+   * innermost enclosing `def` (decorators included) of every line seen in an event, to cut
+   * a big module down to the functions the run touched.
+   */
+  scope: z.array(z.tuple([z.number().int(), z.number().int()])).optional(),
 });
 export type TraceExit = z.infer<typeof TraceExitSchema>;
 

@@ -1,0 +1,19 @@
+/**
+ * The corpora of real programs with entry calls, by origin.
+ */
+import type { ProgramOrigin, ProgramSpec } from '../program.js';
+import { loadHumanEval } from './humaneval.js';
+import { loadMbpp } from './mbpp.js';
+import { loadStdlibCalls } from './stdlib.js';
+
+export type CorpusOrigin = Exclude<ProgramOrigin, 'synthetic'>;
+
+const loaders: Record<CorpusOrigin, () => Promise<ProgramSpec[]>> = {
+  humaneval: loadHumanEval,
+  mbpp: loadMbpp,
+  stdlib: loadStdlibCalls,
+};
+
+export function loadCorpus(origin: CorpusOrigin): Promise<ProgramSpec[]> {
+  return loaders[origin]();
+}

@@ -1,0 +1,238 @@
+/**
+ * Runs tracer/tracer.py on a Python program and collects its records into a Trace.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { TracerRecordSchema, type Trace, type TraceError, type TraceEvent, type TraceExit } from './events.js';
+
+export interface TraceLimits {
+  /** Events recorded before the run is cut (exit `never`, reason `max_events`). Default 10,000. */
+  maxEvents?: number;
+  /** Wall-clock seconds for the whole run, module import included. Default 5. */
+  timeoutSeconds?: number;
+  /** Longest repr kept; longer ones end in '…'. Default 1,000. */
+  maxRepr?: number;
+  /** Address-space limit of the tracer process, in MiB. Default 512. */
+  memoryMb?: number;
+}
+
+export interface TraceRequest {
+  /** The Python file. */
+  file: string;
+  /** The function to call; without it the module's top level is traced. */
+  entry?: string;
+  /** The call's arguments as Python literals, e.g. `[1, 2], 'x', k=3`. */
+  args?: string;
+  limits?: TraceLimits;
+}
+
+export type TraceFailureKind = TraceError['kind'] | 'missing_file' | 'python' | 'protocol';
+
+/** A run that produced no trace: the program could not start, or the tracer itself failed. */
+export class TraceFailure extends Error {
+  constructor(
+    readonly kind: TraceFailureKind,
+    message: string,
+  ) {
+    super(oneLine(message));
+    this.name = 'TraceFailure';
+  }
+}
+
+const DEFAULT_TIMEOUT_SECONDS = 5;
+/** The tracer enforces its own timeout; this is the margin before the child is killed. */
+const KILL_MARGIN_SECONDS = 5;
+const STDERR_KEEP = 4096;
+
+/** The Python to run the tracer with: $NDB_PYTHON, else Debian's python3, else python3 on PATH. */
+export function pythonExecutable(): string {
+  return process.env.NDB_PYTHON ?? (existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3');
+}
+
+/**
+ * tracer.py sits next to this file in the source tree; compiled, this module lives in
+ * dist/tracer/ while tracer.py stays in tracer/.
+ */
+function tracerScript(): string {
+  const candidates = [new URL('./tracer.py', import.meta.url), new URL('../../tracer/tracer.py', import.meta.url)];
+  for (const url of candidates) {
+    const path = fileURLToPath(url);
+    if (existsSync(path)) return path;
+  }
+  throw new TraceFailure('internal', `cannot find tracer.py next to ${fileURLToPath(import.meta.url)}`);
+}
+
+/** Traces a Python file. Throws TraceFailure when no trace comes out. */
+export async function traceFile(req: TraceRequest): Promise<Trace> {
+  const isFile = await stat(req.file).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+  if (!isFile) throw new TraceFailure('missing_file', `no such file: ${req.file}`);
+  const program = await readFile(req.file, 'utf8');
+  const { events, exit } = await runTracer(req);
+  return { program, lines: sourceLines(program), events, exit };
+}
+
+/** Traces Python source text, through a temporary file. */
+export async function traceSource(source: string, req: Omit<TraceRequest, 'file'>): Promise<Trace> {
+  // A directory of its own: the file's directory goes on sys.path, and a shared temp
+  // directory may hold stray .py files that would shadow the standard library.
+  const dir = await mkdtemp(join(tmpdir(), 'ndb-trace-'));
+  try {
+    const file = join(dir, 'program.py');
+    await writeFile(file, source, 'utf8');
+    return await traceFile({ ...req, file });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Source lines as Python numbers them (\n, \r\n and \r end a line); index 0 is line 1. */
+export function sourceLines(program: string): string[] {
+  const lines = program.split(/\r\n|\r|\n/);
+  // A final line break ends the last line rather than starting an empty one.
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+function tracerArgs(req: TraceRequest): string[] {
+  const limits = req.limits ?? {};
+  // `--flag=value`: a value starting with '-' (args `-1`) must not read as a flag.
+  const args = [tracerScript(), req.file];
+  if (req.entry !== undefined) args.push(`--entry=${req.entry}`);
+  if (req.args !== undefined) args.push(`--args=${req.args}`);
+  if (limits.maxEvents !== undefined) args.push(`--max-events=${Math.floor(limits.maxEvents)}`);
+  if (limits.timeoutSeconds !== undefined) args.push(`--timeout=${limits.timeoutSeconds}`);
+  if (limits.maxRepr !== undefined) args.push(`--max-repr=${Math.floor(limits.maxRepr)}`);
+  if (limits.memoryMb !== undefined) args.push(`--memory-mb=${Math.floor(limits.memoryMb)}`);
+  return args;
+}
+
+function runTracer(req: TraceRequest): Promise<{ events: TraceEvent[]; exit: TraceExit }> {
+  const python = pythonExecutable();
+  const timeoutSeconds = req.limits?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+  const args = tracerArgs(req);
+
+  return new Promise((resolve, reject) => {
+    const child = spawn(python, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const events: TraceEvent[] = [];
+    let exit: TraceExit | undefined;
+    let error: TraceError | undefined;
+    let failure: TraceFailure | undefined;
+    let stderr = '';
+    let settled = false;
+    let lineNo = 0;
+
+    const fail = (f: TraceFailure) => {
+      failure ??= f;
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    };
+
+    const killTimer = setTimeout(
+      () =>
+        fail(
+          new TraceFailure(
+            'python',
+            `the tracer did not finish within ${timeoutSeconds + KILL_MARGIN_SECONDS} s and was killed ` +
+              '(the program is probably stuck in native code)',
+          ),
+        ),
+      (timeoutSeconds + KILL_MARGIN_SECONDS) * 1000,
+    );
+
+    const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
+    lines.on('line', (line) => {
+      lineNo += 1;
+      if (failure) return;
+      let json: unknown;
+      try {
+        json = JSON.parse(line);
+      } catch {
+        fail(new TraceFailure('protocol', `tracer output line ${lineNo} is not JSON: ${clip(line)}`));
+        return;
+      }
+      const parsed = TracerRecordSchema.safeParse(json);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+        fail(new TraceFailure('protocol', `tracer record ${lineNo} is malformed${where}: ${issue?.message ?? 'invalid'}`));
+        return;
+      }
+      const record = parsed.data;
+      if (exit || error) {
+        fail(new TraceFailure('protocol', `tracer record ${lineNo} comes after the final record`));
+      } else if (record.type === 'event') {
+        events.push(record);
+      } else if (record.type === 'exit') {
+        exit = record;
+      } else {
+        error = record;
+      }
+    });
+
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-STDERR_KEEP);
+    });
+
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(killTimer);
+      fn();
+    };
+
+    child.on('error', (err) =>
+      settle(() => reject(new TraceFailure('python', `cannot run ${python}: ${err.message} (set NDB_PYTHON)`))),
+    );
+
+    // 'close' comes after stdout has ended, so every line has been seen.
+    child.on('close', (code, signal) =>
+      settle(() => {
+        if (failure) return reject(failure);
+        if (error) return reject(new TraceFailure(error.kind, error.message));
+        if (signal) {
+          const why =
+            signal === 'SIGXCPU'
+              ? 'it used more CPU time than the timeout allows, probably stuck in native code'
+              : `${lastLine(stderr) || 'no message'}`;
+          return reject(new TraceFailure('python', `the tracer was killed by ${signal}: ${why}`));
+        }
+        if (!exit) {
+          const detail = lastLine(stderr);
+          if (events.length === 0 && code !== 0) {
+            // Python itself failed (a crash, a Python too old for tracer.py, ...).
+            return reject(new TraceFailure('python', `the tracer failed (exit status ${code}): ${detail || 'no message'}`));
+          }
+          return reject(
+            new TraceFailure(
+              'protocol',
+              `the tracer ended (exit status ${code}) without an exit record` +
+                (detail ? `: ${detail}` : ' (did the program call os._exit?)'),
+            ),
+          );
+        }
+        resolve({ events, exit });
+      }),
+    );
+  });
+}
+
+function lastLine(text: string): string {
+  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l.length > 0);
+  return clip(lines[lines.length - 1] ?? '');
+}
+
+function clip(text: string, max = 200): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}
