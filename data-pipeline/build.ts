@@ -108,6 +108,7 @@ async function processProgram(spec: ProgramSpec, seed: number, perTrace: number,
   try {
     const trace = await traceSpec(spec);
     if (trace.events.length === 0) throw new TraceFailure('internal', 'the entry produced no traced events');
+    if (trace.exit.reason === 'trace_lost') throw new TraceFailure('internal', 'Python dropped the trace function before the end: the trace is incomplete');
     const tree = new StateTree(trace);
     const rng = new Rng(seed).fork(spec.id);
     const trajectories: ProgramResult['trajectories'] = [];

@@ -556,7 +556,17 @@ function twoOf(g: Gen, ty: Ty, d: number, leftMin: number = P.or, rightMin = lef
 function binary(g: Gen, ty: Ty, d: number, op: string): string | null {
   const p = BINARY_PREC[op] ?? P.atom;
   const ab = twoOf(g, ty, d, p === P.cmp ? p + 1 : p, p + 1);
-  return ab && `${ab[0]} ${op} ${ab[1]}`;
+  return ab && (op === '+' || op === '-' ? addSub(ab[0], op, ab[1]) : `${ab[0]} ${op} ${ab[1]}`);
+}
+
+/** `+ b` or `- b` with a negative literal b folded in: `- 5` rather than `+ -5`. */
+function signed(op: '+' | '-', b: string): [string, string] {
+  return /^-\d+$/.test(b) ? [op === '+' ? '-' : '+', b.slice(1)] : [op, b];
+}
+
+function addSub(a: string, op: '+' | '-', b: string): string {
+  const [o, v] = signed(op, b);
+  return `${a} ${o} ${v}`;
 }
 
 const cond = (g: Gen, d = 0): string => expr(g, 'bool', d);
@@ -751,7 +761,7 @@ function fstring(g: Gen): string | null {
 
 type Producer = (g: Gen, d: number) => string | null;
 
-/** `VAR` helpers for producers: a visible variable of a type, or null. */
+/** A visible variable of type `ty`, or null (shorthand for producers). */
 const V = (g: Gen, ty: Ty): string | null => g.pickVar(ty);
 const K = (g: Gen, lo: number, hi: number): number => g.rng.int(lo, hi);
 const strLit = (g: Gen): string => pyStr(g.rng.pick(CODE_STRS));
@@ -810,7 +820,7 @@ const BOOL_PRODUCERS: Weighted<Producer> = [
   [0.7, (g, d) => `not ${sub(g, 'bool', d, P.bor)}`],
   [1, (g, d) => binary(g, 'bool', d, g.rng.pick(['and', 'or']))],
   [1, (g) => { const e = genexp(g, (g) => expr(g, 'bool', 1)); return e && `${g.rng.pick(['any', 'all'])}(${e})`; }],
-  [1, (g) => { const s = anySized(g); return s && `len(${s}) ${g.rng.pick(['>', '<', '==', '>='])} ${K(g, 0, 4)}`; }],
+  [1, (g) => { const s = anySized(g); return s && `len(${s}) ${g.rng.pick(['>', '<', '==', '>='])} ${K(g, 1, 4)}`; }],
   [0.5, (g) => { const s = anySized(g); return s && g.rng.pick([`not ${s}`, `bool(${s})`]); }],
   [0.4, (g, d) => binary(g, 'set[int]', d, g.rng.pick(['<=', '>=', '==']))],
   [0.3, (g, d) => { const ab = twoOf(g, 'str', d); return ab && `sorted(${ab[0]}) == sorted(${ab[1]})`; }],
@@ -851,11 +861,11 @@ const INTS_PRODUCERS: Weighted<Producer> = [
   [2, (g) => { const xs = V(g, g.rng.pick(['list[int]', 'set[int]'] as const)); return xs && g.rng.pick([`sorted(${xs})`, `sorted(${xs}, reverse=True)`, `sorted(${xs}, key=${sortKey(g, 'int')})`]); }],
   [1.5, (g, d) => `${sub(g, 'list[int]', d)}[${g.rng.pick(['1:', ':-1', '::-1', '::2', `:${K(g, 1, 4)}`, `${K(g, 1, 3)}:`])}]`],
   [3, (g) => comprehension(g, '[', ']', (g) => expr(g, 'int', 1))],
-  [1, (g) => g.rng.pick([`list(range(${bound(g)}))`, `list(range(${K(g, 0, 3)}, ${bound(g)}))`, `list(range(${K(g, 4, 9)}, 0, -${K(g, 1, 3)}))`])],
+  [1, (g) => g.rng.pick([`list(range(${bound(g)}))`, `list(range(${K(g, 0, 3)}, ${bound(g)}))`, `list(range(${bound(g)}, 0, -1))`])],
   [1, (g, d) => `${sub(g, 'list[int]', d, P.add)} + ${g.rng.chance(0.5) ? sub(g, 'list[int]', d, P.mul) : `[${expr(g, 'int', d)}]`}`],
   [0.8, (g) => { const dd = V(g, 'dict[str,int]'); return dd && g.rng.pick([`list(${dd}.values())`, `sorted(${dd}.values())`]); }],
   [0.5, (g) => { const s = V(g, 'set[int]'); return s && `list(${s})`; }],
-  [0.6, (g) => g.rng.pick([`[${litInt(g.rng)}] * ${K(g, 1, 4)}`, `[0] * ${paren(bound(g), P.unary)}`])],
+  [0.6, (g, d) => g.rng.pick([`[${expr(g, 'int', d)}] * ${K(g, 2, 4)}`, `[0] * ${paren(bound(g), P.unary)}`])],
   [0.6, (g) => { const s = comprehensionOk(g) && V(g, 'str'); return s ? g.rng.pick([`list(map(ord, ${s}))`, `[int(c) for c in ${s} if c.isdigit()]`]) : null; }],
   [0.4, (g) => { const ws = V(g, 'list[str]'); return ws && `list(map(len, ${ws}))`; }],
   [0.5, (g, d) => { const ab = twoOf(g, 'int', d); return ab && `[${ab[0]}, ${ab[1]}]`; }],
@@ -869,7 +879,13 @@ const STRS_PRODUCERS: Weighted<Producer> = [
   [2, (g) => { const ws = V(g, 'list[str]'); return ws && g.rng.pick([`sorted(${ws})`, `sorted(${ws}, reverse=True)`, `sorted(${ws}, key=${sortKey(g, 'str')})`]); }],
   [1, (g, d) => `${sub(g, 'list[str]', d)}[${g.rng.pick(['1:', ':-1', '::-1', `:${K(g, 1, 3)}`])}]`],
   [2.5, (g) => comprehension(g, '[', ']', (g) => expr(g, 'str', 1))],
-  [1, (g) => { const dd = V(g, 'dict[str,int]'); const k = g.fresh('str', TARGET_NAMES.key, false); const v = g.fresh('int', TARGET_NAMES.value, false); return dd && g.rng.pick([`sorted(${dd})`, `list(${dd})`, `[${k} for ${k}, ${v} in ${dd}.items() if ${v} > ${litInt(g.rng)}]`]); }],
+  [1, (g) => { const dd = V(g, 'dict[str,int]'); return dd && g.rng.pick([`sorted(${dd})`, `list(${dd})`]); }],
+  [0.5, (g) => {
+    const dd = comprehensionOk(g) && V(g, 'dict[str,int]');
+    const k = g.fresh('str', TARGET_NAMES.key, false);
+    const v = g.fresh('int', TARGET_NAMES.value, false, new Set([k]));
+    return dd ? `[${k} for ${k}, ${v} in ${dd}.items() if ${v} ${g.rng.pick(['>', '<', '=='])} ${cmpInt(g.rng)}]` : null;
+  }],
   [0.7, (g, d) => `${sub(g, 'list[str]', d, P.add)} + [${expr(g, 'str', d)}]`],
   [1, (g) => callHelper(g, 'list[str]')],
 ];
@@ -978,9 +994,9 @@ function declareStmt(g: Gen): string[] {
 type Updater = (g: Gen, name: string) => string[] | null;
 
 const updateInt: Updater = (g, x) => pickW(g.rng, [
-  [3, () => [`${x} += ${expr(g, 'int', 1)}`]],
+  [3, () => { const [op, e] = signed('+', expr(g, 'int', 1)); return [`${x} ${op}= ${e}`]; }],
   [2, () => [`${x} += 1`]],
-  [1, () => [`${x} -= ${expr(g, 'int', 1)}`]],
+  [1, () => { const [op, e] = signed('-', expr(g, 'int', 1)); return [`${x} ${op}= ${e}`]; }],
   [g.loop ? 0.5 : 1.5, () => { const e = expr(g, 'int'); return e === x ? null : [`${x} = ${e}`]; }],
   [1.5, () => { const e = expr(g, 'int', 1); return e === x ? null : [`${x} = ${g.rng.pick(['max', 'min'])}(${x}, ${e})`]; }],
   [0.6, () => [`${x} *= ${K(g, 2, 3)}`]],
@@ -1036,10 +1052,10 @@ function updateDict(g: Gen, d: string): string[] {
   const k = g.asPiece(() => atom(g, 'str'));
   const n = () => (g.rng.chance(0.4) ? '1' : sub(g, 'int', 1, P.mul));
   return pickW(g.rng, [
-    [3, () => [`${d}[${k}] = ${d}.get(${k}, 0) + ${n()}`]],
+    [3, () => [`${d}[${k}] = ${addSub(`${d}.get(${k}, 0)`, '+', n())}`]],
     [1.5, () => [`${d}[${k}] = ${expr(g, 'int', 1)}`]],
     [0.6, () => [`${d}.setdefault(${k}, ${litInt(g.rng)})`]],
-    [0.8, () => [`if ${k} in ${d}:`, `    ${d}[${k}] ${g.rng.pick(['+=', '-='])} ${n()}`]],
+    [0.8, () => { const [op, e] = signed(g.rng.pick(['+', '-']), n()); return [`if ${k} in ${d}:`, `    ${d}[${k}] ${op}= ${e}`]; }],
     [0.5, () => [`${d}.pop(${k}, None)`]],
     [0.3, () => [`if ${k} in ${d}:`, `    del ${d}[${k}]`]],
     [0.4, () => [`${d}.update(${expr(g, 'dict[str,int]', 1)})`]],
@@ -1112,7 +1128,8 @@ function unpackStmt(g: Gen): string[] | null {
       return p && { names: [[a, 'int'], [b, 'int']] as [string, Ty][], line: `${a}, ${b} = ${p}` };
     }],
     [1, () => {
-      const [a, b] = [g.fresh('int'), g.fresh('str')];
+      const a = g.fresh('int');
+      const b = g.fresh('str', VAR_NAMES.str, true, new Set([a]));
       return { names: [[a, 'int'], [b, 'str']] as [string, Ty][], line: `${a}, ${b} = ${expr(g, 'int', 1)}, ${expr(g, 'str', 1)}` };
     }],
     [0.8, () => {
@@ -1293,7 +1310,7 @@ function twoPointerWhile(g: Gen): string[] | null {
   const hi = g.fresh('int', [r], true, new Set([lo]));
   const acc = accumulators(g, new Set([seq, src, lo, hi]));
   g.declare(lo, 'int', { rhs: '0' });
-  g.declare(hi, 'int', { rhs: seq });
+  g.declare(hi, 'int', { rhs: `len(${seq}) - 1` });
   const body = loopBody(g, acc, [lo, hi, seq], false, () => {
     g.addFact({ text: `${seq}[${lo}]`, ty: elem });
     g.addFact({ text: `${seq}[${hi}]`, ty: elem });
@@ -1356,10 +1373,11 @@ function riskyDiv(g: Gen): Risky | null {
     [1, () => { const s = anySized(g); return s && `len(${s})`; }],
     [1, () => { const n = V(g, 'int'); return n && `${n} % ${K(g, 2, 4)}`; }],
   ] as const)();
-  if (!den) return null;
+  const numerator = someInt(g);
+  if (!den || den === numerator) return null;
   const t = g.fresh('int', ['ratio', 'share', 'per', 'each', 'avg', 'chunk_size', 'q']);
   return {
-    lines: [`${t} = ${paren(someInt(g), P.mul)} ${g.rng.pick(['//', '%'])} ${paren(den, P.unary)}`],
+    lines: [`${t} = ${paren(numerator, P.mul)} ${g.rng.pick(['//', '%'])} ${paren(den, P.unary)}`],
     exc: 'ZeroDivisionError',
     targets: [[t, 'int']],
     fallback: [`${t} = ${g.rng.pick(['0', '-1', atom(g, 'int')])}`],

@@ -8,6 +8,9 @@
  *   order: arguments first) and writes the rest as one entry `"…": "+N"`.
  * - A source line longer than MAX_SOURCE_CHARS is cut the same way as a repr.
  *
+ * - Object addresses in default reprs (`<Foo object at 0x7f3a…>`) change from run to run and
+ *   cannot be predicted: they are written as `at 0x…`.
+ *
  * Truncated text is ordinary payload, so the parser needs no special case: everything the
  * serializer writes parses, truncated or not.
  */
@@ -24,11 +27,18 @@ export function truncateText(text: string, max: number): string {
   return chars.length <= max ? text : chars.slice(0, max - 1).join('') + ELLIPSIS;
 }
 
+const ADDRESS = / at 0x[0-9a-fA-F]+/g;
+
+/** The normalized, bounded form of a repr. */
+export function truncateRepr(repr: string): string {
+  return truncateText(repr.replace(ADDRESS, ' at 0x…'), MAX_REPR_CHARS);
+}
+
 export function truncateLocals(locals: Locals): Locals {
   const entries = Object.entries(locals);
   const kept = entries.length > MAX_LOCALS ? entries.slice(0, MAX_LOCALS - 1) : entries;
   const out: Locals = {};
-  for (const [k, v] of kept) out[k] = truncateText(v, MAX_REPR_CHARS);
+  for (const [k, v] of kept) out[k] = truncateRepr(v);
   if (kept.length < entries.length) out[MORE_LOCALS_KEY] = `+${entries.length - kept.length}`;
   return out;
 }
@@ -38,12 +48,12 @@ export function truncateState(s: State): State {
     ...s,
     source: truncateText(s.source, MAX_SOURCE_CHARS),
     locals: truncateLocals(s.locals),
-    ...(s.value === undefined ? {} : { value: truncateText(s.value, MAX_REPR_CHARS) }),
+    ...(s.value === undefined ? {} : { value: truncateRepr(s.value) }),
   };
 }
 
 function truncateExit(e: Exit | null): Exit | null {
-  return e && 'value' in e ? { ...e, value: truncateText(e.value, MAX_REPR_CHARS) } : e;
+  return e && 'value' in e ? { ...e, value: truncateRepr(e.value) } : e;
 }
 
 export function truncateTrajectory(t: Trajectory): Trajectory {

@@ -25,7 +25,11 @@ export const TraceExitSchema = z.object({
   exit: z.enum(['normal', 'error', 'never']),
   /** normal: repr of the entry's return value; error: repr of the uncaught exception. */
   value: z.string().optional(),
-  /** never: why the run was cut (`max_events`, `timeout`). */
+  /**
+   * never: why the run was cut (`max_events`, `timeout`). normal / error: `trace_lost` when
+   * Python dropped the trace function before the end (the program called sys.settrace, or
+   * recursed to the limit), so events are missing from then on.
+   */
   reason: z.string().optional(),
   /**
    * Entry-function runs only: the 1-based inclusive line ranges (sorted, merged) of the

@@ -104,7 +104,9 @@ export function sourceLines(program: string): string[] {
 function tracerArgs(req: TraceRequest): string[] {
   const limits = req.limits ?? {};
   // `--flag=value`: a value starting with '-' (args `-1`) must not read as a flag.
-  const args = [tracerScript(), req.file];
+  // Python 3.11 freezes posixpath, ntpath and genericpath: without this flag their code
+  // objects name `<frozen posixpath>` instead of the file, and the tracer would miss them.
+  const args = ['-X', 'frozen_modules=off', tracerScript(), req.file];
   if (req.entry !== undefined) args.push(`--entry=${req.entry}`);
   if (req.args !== undefined) args.push(`--args=${req.args}`);
   if (limits.maxEvents !== undefined) args.push(`--max-events=${Math.floor(limits.maxEvents)}`);
