@@ -8,6 +8,7 @@ import type { Trajectory } from '../grammar/state.js';
 import { StateTree } from '../state-tree/tree.js';
 import { TraceFailure, traceFile } from '../tracer/run-tracer.js';
 import { buildDataset } from '../data-pipeline/build.js';
+import { checkCorpus } from '../data-pipeline/check.js';
 import { ProgressBar, formatSeconds } from './progress.js';
 
 const USAGE = `ndb — the neural debugger for Python
@@ -18,6 +19,8 @@ usage:
       (or as JSON events with --json). Without --entry, the module's top level is traced.
   ndb data build --out DIR --programs N --seed S [--concurrency K]
       Build a training dataset: programs, real traces, sampled trajectories, split by program.
+  ndb data check --origin humaneval|mbpp|stdlib [--limit N] [--json]
+      Trace every program of a corpus with its test inputs and report how the runs ended.
   ndb help
 `;
 
@@ -72,8 +75,39 @@ async function traceCommand(argv: string[]): Promise<void> {
 
 async function dataCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
-  if (sub !== 'build') throw new UsageError(`unknown data command ${JSON.stringify(sub ?? '')}; try: ndb data build --out DIR --programs N --seed S`);
-  const { values } = parseArgs({
+  if (sub === 'build') return dataBuildCommand(rest);
+  if (sub === 'check') return dataCheckCommand(rest);
+  throw new UsageError(`unknown data command ${JSON.stringify(sub ?? '')}; try: ndb data build --out DIR --programs N --seed S`);
+}
+
+async function dataCheckCommand(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { origin: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean', default: false } } });
+  const origin = values.origin;
+  if (origin !== 'humaneval' && origin !== 'mbpp' && origin !== 'stdlib') throw new UsageError('--origin must be one of humaneval, mbpp, stdlib');
+  const limit = values.limit === undefined ? undefined : intFlag(values.limit, 'limit');
+  let bar: ProgressBar | undefined;
+  const s = await checkCorpus(origin, (done, total) => (bar ??= new ProgressBar(origin, total)).update(done), limit);
+  if (values.json) {
+    process.stdout.write(JSON.stringify(s, null, 2) + '\n');
+    return;
+  }
+  const traced = s.exits.normal + s.exits.error + s.exits.never;
+  const pct = (n: number) => `${((100 * n) / Math.max(s.inputs, 1)).toFixed(1)}%`;
+  const failures = Object.entries(s.failures).map(([k, n]) => `${k} ${n}`).join(', ') || 'none';
+  process.stdout.write(
+    [
+      `${origin}: ${s.programs} programs, ${s.inputs} inputs, ${formatSeconds(s.seconds)}`,
+      `traced without error  ${traced}/${s.inputs} (${pct(traced)})`,
+      `  returned normally   ${s.exits.normal} (${pct(s.exits.normal)})`,
+      `  raised              ${s.exits.error} (${pct(s.exits.error)})`,
+      `  cut by a limit      ${s.exits.never} (${pct(s.exits.never)})`,
+      `tracer failures       ${failures}`,
+      ...s.examples.map((e) => `  ${e}`),
+    ].join('\n') + '\n',
+  );
+}
+
+async function dataBuildCommand(rest: string[]): Promise<void> {  const { values } = parseArgs({
     args: rest,
     options: { out: { type: 'string' }, programs: { type: 'string' }, seed: { type: 'string' }, concurrency: { type: 'string' } },
   });

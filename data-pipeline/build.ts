@@ -15,8 +15,8 @@ import { serializeTrajectory } from '../grammar/serialize.js';
 import type { Direction } from '../grammar/state.js';
 import { truncateTrajectory } from '../grammar/truncate.js';
 import { StateTree } from '../state-tree/tree.js';
-import type { Trace } from '../tracer/events.js';
-import { TraceFailure, traceFile, traceSource } from '../tracer/run-tracer.js';
+import { TraceFailure } from '../tracer/run-tracer.js';
+import { traceSpec } from './check.js';
 import { loadCorpus } from './corpora/index.js';
 import { excerptTrace } from './excerpt.js';
 import type { ProgramOrigin, ProgramSpec } from './program.js';
@@ -69,14 +69,6 @@ export async function choosePrograms(count: number, seed: number, mix: Record<Pr
   return chosen;
 }
 
-async function traceSpec(spec: ProgramSpec): Promise<Trace> {
-  const limits = { maxEvents: 10_000, timeoutSeconds: 5 };
-  if (!spec.path) return traceSource(spec.source, { entry: spec.entry, args: spec.args, limits });
-  const trace = await traceFile({ file: spec.path, entry: spec.entry, args: spec.args, limits });
-  // A real module is cut down to the functions the trace touched.
-  return trace.exit.scope ? excerptTrace(trace, trace.exit.scope) : trace;
-}
-
 const SPECIAL_TOKEN = /<\|[a-z_]+\|>/g;
 
 interface ProgramRecord {
@@ -106,7 +98,9 @@ async function processProgram(spec: ProgramSpec, seed: number, perTrace: number,
   const split = splitOf(spec.group);
   const record: ProgramRecord = { id: spec.id, group: spec.group, origin: spec.origin, split, entry: spec.entry, args: spec.args, status: 'ok' };
   try {
-    const trace = await traceSpec(spec);
+    const traced = await traceSpec(spec);
+    // A real module is cut down to the functions the trace touched.
+    const trace = traced.exit.scope && spec.path ? excerptTrace(traced, traced.exit.scope) : traced;
     if (trace.events.length === 0) throw new TraceFailure('internal', 'the entry produced no traced events');
     if (trace.exit.reason === 'trace_lost') throw new TraceFailure('internal', 'Python dropped the trace function before the end: the trace is incomplete');
     const tree = new StateTree(trace);

@@ -51,10 +51,20 @@ export class Rng {
     return items;
   }
 
-  /** A child generator whose stream depends only on this seed and `label`, not on draw order. */
+  /** A child generator whose stream depends only on this state and `label`, not on draw order. */
   fork(label: string | number): Rng {
-    let h = this.state ^ 0x9e3779b9;
+    let h = 0x811c9dc5; // FNV-1a of the label, then mixed with the state: (seed, label) pairs never alias
     for (const ch of String(label)) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
-    return new Rng(h);
+    return new Rng(fmix32(this.state ^ fmix32(h)));
   }
+}
+
+/** MurmurHash3's finalizer: every input bit affects every output bit. */
+function fmix32(x: number): number {
+  x ^= x >>> 16;
+  x = Math.imul(x, 0x85ebca6b);
+  x ^= x >>> 13;
+  x = Math.imul(x, 0xc2b2ae35);
+  x ^= x >>> 16;
+  return x >>> 0;
 }

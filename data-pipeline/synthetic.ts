@@ -740,7 +740,8 @@ function sortKey(g: Gen, ty: 'int' | 'str'): string {
   const p = g.fresh(ty, TARGET_NAMES[ty], false);
   const options = ty === 'int'
     ? ['abs', `lambda ${p}: -${p}`, `lambda ${p}: (${p} % ${g.rng.int(2, 5)}, ${p})`, `lambda ${p}: abs(${p} - ${g.rng.int(0, 6)})`]
-    : ['len', 'str.lower', `lambda ${p}: (len(${p}), ${p})`, `lambda ${p}: ${p}[::-1]`, `lambda ${p}: ${p}.count(${pyStr(g.rng.pick(CHARS))})`];
+    : ['len', 'str.lower', `lambda ${p}: (len(${p}), ${p})`, `lambda ${p}: ${p}[::-1]`,
+      `lambda ${p}: ${p}.count(${pyStr(g.rng.pick(CHARS))})`];
   return g.rng.pick(options);
 }
 
@@ -751,7 +752,9 @@ function fstring(g: Gen): string | null {
     const ty = g.rng.pick(['int', 'int', 'str', 'str', 'list[int]', 'bool'] as const);
     const v = g.pickVar(ty);
     if (!v) continue;
-    const spec = ty === 'int' ? g.rng.pick(['', '', '', ':>3', ':03d', ':+d']) : ty === 'str' ? g.rng.pick(['', '', '!r', ':>6', ':<4']) : '';
+    const spec = ty === 'int' ? g.rng.pick(['', '', '', ':>3', ':03d', ':+d'])
+      : ty === 'str' ? g.rng.pick(['', '', '!r', ':>6', ':<4'])
+      : '';
     const field = ty === 'int' && g.rng.chance(0.3) ? `${v} ${g.rng.pick(['+ 1', '* 2', '- 1', '% 10'])}` : v;
     fields.push(`${g.rng.pick(FSTRING_TEXT)}{${field}${spec}}`);
   }
@@ -783,7 +786,10 @@ const INT_PRODUCERS: Weighted<Producer> = [
   [1.5, (g, d) => { const ab = twoOf(g, 'int', d); return ab && `${g.rng.pick(['min', 'max'])}(${ab[0]}, ${ab[1]})`; }],
   [2.5, (g) => { const s = anySized(g); return s && `len(${s})`; }],
   [1.5, (g) => { const xs = V(g, 'list[int]'); return xs && `sum(${xs})`; }],
-  [1, (g) => { const xs = V(g, g.rng.pick(['list[int]', 'set[int]'] as const)); return xs && `${g.rng.pick(['min', 'max'])}(${xs}, default=${litInt(g.rng)})`; }],
+  [1, (g) => {
+    const xs = V(g, g.rng.pick(['list[int]', 'set[int]'] as const));
+    return xs && `${g.rng.pick(['min', 'max'])}(${xs}, default=${litInt(g.rng)})`;
+  }],
   [1.5, (g) => { const e = genexp(g, (g) => expr(g, 'int', 1)); return e && `sum(${e})`; }],
   [0.8, (g) => { const e = genexp(g, () => '1'); return e && `sum(${e})`; }],
   [0.5, (g) => { const e = comprehension(g, '[', ']', (g) => expr(g, 'int', 1)); return e && `len(${e})`; }],
@@ -792,7 +798,10 @@ const INT_PRODUCERS: Weighted<Producer> = [
   [1, (g) => { const c = V(g, 'char'); return c && `ord(${c})`; }],
   [0.4, (g) => { const s = V(g, 'str'); return s && `ord(${s}[0]) if ${s} else 0`; }],
   [1.2, (g) => { const d = V(g, 'dict[str,int]'); return d && `${d}.get(${atom(g, 'str')}, ${litInt(g.rng)})`; }],
-  [0.7, (g) => { const d = V(g, 'dict[str,int]'); return d && g.rng.pick([`sum(${d}.values())`, `max(${d}.values(), default=0)`, `len(${d})`]); }],
+  [0.7, (g) => {
+    const d = V(g, 'dict[str,int]');
+    return d && g.rng.pick([`sum(${d}.values())`, `max(${d}.values(), default=0)`, `len(${d})`]);
+  }],
   [0.6, (g) => { const xs = V(g, 'list[int]'); return xs && `${xs}.count(${atom(g, 'int')})`; }],
   [0.4, (g) => { const xs = V(g, 'list[int]'); const x = atom(g, 'int'); return xs && `${xs}.index(${x}) if ${x} in ${xs} else -1`; }],
   [0.5, (g) => { const s = V(g, 'str'); return s && `int(${s}) if ${s}.isdigit() else ${litInt(g.rng)}`; }],
@@ -811,10 +820,20 @@ const BOOL_PRODUCERS: Weighted<Producer> = [
   [1.5, (g, d) => binary(g, 'int', d, g.rng.pick(['<', '<=', '>', '>=', '==', '!=']))],
   [1, (g, d) => `${sub(g, 'int', d, P.mul)} % ${K(g, 2, 4)} == ${K(g, 0, 1)}`],
   [2, (g) => V(g, 'bool')],
-  [0.8, (g) => { const xs = V(g, g.rng.pick(['list[int]', 'set[int]'] as const)); return xs && `${atom(g, 'int')} ${g.rng.pick(['in', 'not in'])} ${xs}`; }],
-  [0.8, (g) => { const c = V(g, g.rng.pick(['dict[str,int]', 'list[str]', 'str'] as const)); const x = atom(g, 'str'); return c && x !== c ? `${x} ${g.rng.pick(['in', 'not in'])} ${c}` : null; }],
+  [0.8, (g) => {
+    const xs = V(g, g.rng.pick(['list[int]', 'set[int]'] as const));
+    return xs && `${atom(g, 'int')} ${g.rng.pick(['in', 'not in'])} ${xs}`;
+  }],
+  [0.8, (g) => {
+    const c = V(g, g.rng.pick(['dict[str,int]', 'list[str]', 'str'] as const));
+    const x = atom(g, 'str');
+    return c && x !== c ? `${x} ${g.rng.pick(['in', 'not in'])} ${c}` : null;
+  }],
   [0.8, (g) => { const c = V(g, 'char'); return c && `${c} in ${pyStr(g.rng.pick(VOWEL_SETS))}`; }],
-  [1.5, (g, d) => { const s = sub(g, 'str', d); return `${s}.${g.rng.pick(['isdigit', 'isalpha', 'isupper', 'islower', 'isspace', 'isalnum'])}()`; }],
+  [1.5, (g, d) => {
+    const s = sub(g, 'str', d);
+    return `${s}.${g.rng.pick(['isdigit', 'isalpha', 'isupper', 'islower', 'isspace', 'isalnum'])}()`;
+  }],
   [0.8, (g, d) => `${sub(g, 'str', d)}.${g.rng.pick(['startswith', 'endswith'])}(${strLit(g)})`],
   [0.4, (g) => { const s = V(g, 'str'); return s && `${s} == ${s}[::-1]`; }],
   [0.7, (g, d) => `not ${sub(g, 'bool', d, P.bor)}`],
@@ -830,19 +849,34 @@ const BOOL_PRODUCERS: Weighted<Producer> = [
 const STR_PRODUCERS: Weighted<Producer> = [
   [6, (g) => V(g, 'str')],
   [2, (g, d) => `${sub(g, 'str', d)}.${g.rng.pick(['upper', 'lower', 'strip', 'title', 'capitalize', 'swapcase', 'lstrip', 'rstrip'])}()`],
-  [2, (g, d) => `${sub(g, 'str', d)}[${g.rng.pick(['::-1', `:${K(g, 1, 4)}`, `${K(g, 1, 3)}:`, '::2', '1:-1', ':-1', `-${K(g, 1, 3)}:`])}]`],
+  [2, (g, d) => {
+    const slice = g.rng.pick(['::-1', `:${K(g, 1, 4)}`, `${K(g, 1, 3)}:`, '::2', '1:-1', ':-1', `-${K(g, 1, 3)}:`]);
+    return `${sub(g, 'str', d)}[${slice}]`;
+  }],
   [1, (g, d) => `${sub(g, 'str', d)}.replace(${strLit(g)}, ${pyStr(g.rng.pick(['', '_', '-', '*', 'X', ' ']))})`],
   [2, (g, d) => binary(g, 'str', d, '+')],
   [1.5, (g) => fstring(g)],
   [1, (g, d) => `str(${expr(g, 'int', d)})`],
-  [0.8, (g) => { const ws = V(g, 'list[str]'); return ws && `${pyStr(g.rng.pick(JOIN_SEPS))}.join(${g.rng.pick([ws, `sorted(${ws})`, `${ws}[::-1]`])})`; }],
+  [0.8, (g) => {
+    const ws = V(g, 'list[str]');
+    return ws && `${pyStr(g.rng.pick(JOIN_SEPS))}.join(${g.rng.pick([ws, `sorted(${ws})`, `${ws}[::-1]`])})`;
+  }],
   [1, (g) => { const e = genexp(g, (g) => expr(g, 'str', 1)); return e && `${pyStr(g.rng.pick(JOIN_SEPS))}.join(${e})`; }],
-  [0.5, (g) => { const xs = comprehensionOk(g) && V(g, 'list[int]'); return xs ? `${pyStr(g.rng.pick(JOIN_SEPS))}.join(str(x) for x in ${xs})` : null; }],
+  [0.5, (g) => {
+    const xs = comprehensionOk(g) && V(g, 'list[int]');
+    return xs ? `${pyStr(g.rng.pick(JOIN_SEPS))}.join(str(x) for x in ${xs})` : null;
+  }],
   [0.5, (g) => { const s = V(g, 'str'); return s && g.rng.pick([`''.join(sorted(${s}))`, `''.join(reversed(${s}))`]); }],
   [0.6, (g, d) => `chr(ord('a') + ${sub(g, 'int', d, P.mul)} % 26)`],
   [0.4, (g) => { const c = V(g, 'char'); return c && `chr(ord(${c}) + ${K(g, 1, 3)})`; }],
-  [0.8, (g) => { const ws = V(g, 'list[str]'); return ws && g.rng.pick([`${ws}[0] if ${ws} else ${strLit(g)}`, `max(${ws}, key=len, default='')`, `min(${ws}, default='')`]); }],
-  [0.5, (g) => { const dd = V(g, 'dict[str,int]'); return dd && g.rng.pick([`max(${dd}, key=${dd}.get, default='')`, `min(${dd}, default='')`]); }],
+  [0.8, (g) => {
+    const ws = V(g, 'list[str]');
+    return ws && g.rng.pick([`${ws}[0] if ${ws} else ${strLit(g)}`, `max(${ws}, key=len, default='')`, `min(${ws}, default='')`]);
+  }],
+  [0.5, (g) => {
+    const dd = V(g, 'dict[str,int]');
+    return dd && g.rng.pick([`max(${dd}, key=${dd}.get, default='')`, `min(${dd}, default='')`]);
+  }],
   [0.5, (g, d) => (inLoop(g) ? null : `${sub(g, 'str', d, P.mul)} * ${K(g, 2, 3)}`)],
   [0.6, (g, d) => { const ab = twoOf(g, 'str', d); return ab && `${ab[0]} if ${sub(g, 'bool', d, P.or)} else ${ab[1]}`; }],
   [0.4, (g, d) => `str(${expr(g, 'int', d)}).zfill(${K(g, 2, 4)})`],
@@ -858,7 +892,10 @@ const CHAR_PRODUCERS: Weighted<Producer> = [
 
 const INTS_PRODUCERS: Weighted<Producer> = [
   [3, (g) => V(g, 'list[int]')],
-  [2, (g) => { const xs = V(g, g.rng.pick(['list[int]', 'set[int]'] as const)); return xs && g.rng.pick([`sorted(${xs})`, `sorted(${xs}, reverse=True)`, `sorted(${xs}, key=${sortKey(g, 'int')})`]); }],
+  [2, (g) => {
+    const xs = V(g, g.rng.pick(['list[int]', 'set[int]'] as const));
+    return xs && g.rng.pick([`sorted(${xs})`, `sorted(${xs}, reverse=True)`, `sorted(${xs}, key=${sortKey(g, 'int')})`]);
+  }],
   [1.5, (g, d) => `${sub(g, 'list[int]', d)}[${g.rng.pick(['1:', ':-1', '::-1', '::2', `:${K(g, 1, 4)}`, `${K(g, 1, 3)}:`])}]`],
   [3, (g) => comprehension(g, '[', ']', (g) => expr(g, 'int', 1))],
   [1, (g) => g.rng.pick([`list(range(${bound(g)}))`, `list(range(${K(g, 0, 3)}, ${bound(g)}))`, `list(range(${bound(g)}, 0, -1))`])],
@@ -866,7 +903,10 @@ const INTS_PRODUCERS: Weighted<Producer> = [
   [0.8, (g) => { const dd = V(g, 'dict[str,int]'); return dd && g.rng.pick([`list(${dd}.values())`, `sorted(${dd}.values())`]); }],
   [0.5, (g) => { const s = V(g, 'set[int]'); return s && `list(${s})`; }],
   [0.6, (g, d) => g.rng.pick([`[${expr(g, 'int', d)}] * ${K(g, 2, 4)}`, `[0] * ${paren(bound(g), P.unary)}`])],
-  [0.6, (g) => { const s = comprehensionOk(g) && V(g, 'str'); return s ? g.rng.pick([`list(map(ord, ${s}))`, `[int(c) for c in ${s} if c.isdigit()]`]) : null; }],
+  [0.6, (g) => {
+    const s = comprehensionOk(g) && V(g, 'str');
+    return s ? g.rng.pick([`list(map(ord, ${s}))`, `[int(c) for c in ${s} if c.isdigit()]`]) : null;
+  }],
   [0.4, (g) => { const ws = V(g, 'list[str]'); return ws && `list(map(len, ${ws}))`; }],
   [0.5, (g, d) => { const ab = twoOf(g, 'int', d); return ab && `[${ab[0]}, ${ab[1]}]`; }],
   [1, (g) => callHelper(g, 'list[int]')],
@@ -876,7 +916,10 @@ const STRS_PRODUCERS: Weighted<Producer> = [
   [3, (g) => V(g, 'list[str]')],
   [2, (g, d) => { const s = sub(g, 'str', d); return g.rng.pick([`${s}.split()`, `${s}.split(${pyStr(g.rng.pick(SPLIT_SEPS))})`]); }],
   [0.8, (g) => { const s = V(g, 'str'); return s && g.rng.pick([`list(${s})`, `sorted(${s})`]); }],
-  [2, (g) => { const ws = V(g, 'list[str]'); return ws && g.rng.pick([`sorted(${ws})`, `sorted(${ws}, reverse=True)`, `sorted(${ws}, key=${sortKey(g, 'str')})`]); }],
+  [2, (g) => {
+    const ws = V(g, 'list[str]');
+    return ws && g.rng.pick([`sorted(${ws})`, `sorted(${ws}, reverse=True)`, `sorted(${ws}, key=${sortKey(g, 'str')})`]);
+  }],
   [1, (g, d) => `${sub(g, 'list[str]', d)}[${g.rng.pick(['1:', ':-1', '::-1', `:${K(g, 1, 3)}`])}]`],
   [2.5, (g) => comprehension(g, '[', ']', (g) => expr(g, 'str', 1))],
   [1, (g) => { const dd = V(g, 'dict[str,int]'); return dd && g.rng.pick([`sorted(${dd})`, `list(${dd})`]); }],
@@ -893,7 +936,11 @@ const STRS_PRODUCERS: Weighted<Producer> = [
 const DICT_PRODUCERS: Weighted<Producer> = [
   [3, (g) => V(g, 'dict[str,int]')],
   [3, (g) => comprehension(g, '{', '}', (g) => `${expr(g, 'str', 1)}: ${expr(g, 'int', 1)}`)],
-  [0.8, (g) => { const s = comprehensionOk(g) && V(g, 'str'); const c = g.fresh('char', TARGET_NAMES.char, false); return s ? `{${c}: ${s}.count(${c}) for ${c} in ${s}}` : null; }],
+  [0.8, (g) => {
+    const s = comprehensionOk(g) && V(g, 'str');
+    const c = g.fresh('char', TARGET_NAMES.char, false);
+    return s ? `{${c}: ${s}.count(${c}) for ${c} in ${s}}` : null;
+  }],
   [1, (g) => { const [ws, xs] = [V(g, 'list[str]'), V(g, 'list[int]')]; return ws && xs && `dict(zip(${ws}, ${xs}))`; }],
   [0.6, (g) => { const ws = V(g, 'list[str]'); return ws && `dict.fromkeys(${ws}, ${litInt(g.rng)})`; }],
   [0.4, (g) => { const dd = V(g, 'dict[str,int]'); return dd && `{**${dd}, ${strLit(g)}: ${atom(g, 'int')}}`; }],
@@ -1120,7 +1167,9 @@ function unpackStmt(g: Gen): string[] | null {
     [1.5, () => {
       const xs = V(g, 'list[int]');
       const [lo, hi] = two('int', [['lo', 'hi'], ['smallest', 'largest'], ['low', 'high']]);
-      return xs && { names: [[lo, 'int'], [hi, 'int']] as [string, Ty][], line: `${lo}, ${hi} = min(${xs}, default=0), max(${xs}, default=0)` };
+      if (!xs) return null;
+      const line = `${lo}, ${hi} = min(${xs}, default=0), max(${xs}, default=0)`;
+      return { names: [[lo, 'int'], [hi, 'int']] as [string, Ty][], line };
     }],
     [1.5, () => {
       const p = V(g, 'tuple[int,int]');
@@ -1135,7 +1184,9 @@ function unpackStmt(g: Gen): string[] | null {
     [0.8, () => {
       const s = V(g, 'str');
       const [h, t] = two('str', [['head', 'tail'], ['left', 'right'], ['key', 'val'], ['before', 'after']]);
-      return s && { names: [[h, 'str'], [t, 'str']] as [string, Ty][], line: `${h}, _, ${t} = ${s}.partition(${pyStr(g.rng.pick(SPLIT_SEPS))})` };
+      if (!s) return null;
+      const line = `${h}, _, ${t} = ${s}.partition(${pyStr(g.rng.pick(SPLIT_SEPS))})`;
+      return { names: [[h, 'str'], [t, 'str']] as [string, Ty][], line };
     }],
     [0.6, () => {
       const xs = V(g, 'list[int]');
