@@ -1,0 +1,101 @@
+/**
+ * The `ndb` command as a user runs it: the compiled CLI (npm test builds it first) on real
+ * Python.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseTrajectory } from '../grammar/parse.js';
+import { TracerRecordSchema } from '../tracer/events.js';
+
+const NDB = join(import.meta.dirname, '..', 'bin', 'ndb.js');
+
+function ndb(...args: string[]) {
+  const r = spawnSync(process.execPath, [NDB, ...args], { encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'ndb-cli-'));
+const EXAMPLE = join(import.meta.dirname, '..', 'examples', 'count.py');
+
+describe('ndb trace', () => {
+  it('prints the real run in the trace language', () => {
+    const r = ndb('trace', EXAMPLE, '--entry', 'count', '--args', "'berry', 'r'");
+    expect(r.code).toBe(0);
+    const t = parseTrajectory(r.stdout.trimEnd());
+    expect(t.direction).toBe('forward');
+    expect(t.exit).toEqual({ kind: 'normal', value: '2' });
+    expect(t.steps[0]!.state).toMatchObject({ event: 'call', line: 5, locals: { s: "'berry'", t: "'r'" } });
+    expect(t.steps.every((s) => s.action.kind === 'step_into')).toBe(true);
+    expect(t.steps.at(-1)!.state).toMatchObject({ event: 'return', value: '2' });
+  });
+
+  it('prints JSON records with --json', () => {
+    const r = ndb('trace', EXAMPLE, '--entry', 'count', '--args', "'berry', 'r'", '--json');
+    expect(r.code).toBe(0);
+    const records = r.stdout.trim().split('\n').map((l) => TracerRecordSchema.parse(JSON.parse(l)));
+    expect(records.at(-1)).toMatchObject({ type: 'exit', exit: 'normal', value: '2' });
+    expect(records.filter((x) => x.type === 'event' && x.function === 'is_match' && x.event === 'call')).toHaveLength(5);
+  });
+
+  it('traces a module top level without --entry', () => {
+    const file = join(dir, 'top.py');
+    writeFileSync(file, 'x = 1\ny = x + 1\n');
+    const t = parseTrajectory(ndb('trace', file).stdout.trimEnd());
+    expect(t.steps.map((s) => s.state.line)).toContain(2);
+    expect(t.steps.at(-1)!.state.locals).toEqual({ x: '1', y: '2' });
+  });
+
+  const syntaxFile = join(dir, 'bad.py');
+  writeFileSync(syntaxFile, 'def f(:\n    pass\n');
+  it.each([
+    ['a syntax error', [syntaxFile, '--entry', 'f', '--args', '1'], /SyntaxError at line 1/],
+    ['a missing entry', [EXAMPLE, '--entry', 'nope', '--args', '1'], /no function named 'nope'.*functions defined: is_match, count/],
+    ['arguments that are not literals', [EXAMPLE, '--entry', 'count', '--args', 'open("x")'], /not a Python literal/],
+    ['a missing file', [join(dir, 'missing.py')], /no such file/],
+    ['--args without --entry', [EXAMPLE, '--args', '1'], /--args needs --entry/],
+    ['a bad limit', [EXAMPLE, '--max-events', 'many'], /--max-events must be a non-negative integer/],
+  ])('%s gives one clear line and exit code 2', (_name, args, pattern) => {
+    const r = ndb('trace', ...args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(pattern);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('rejects an unknown command the same way', () => {
+    const r = ndb('fly');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown command "fly"/);
+  });
+});
+
+describe('ndb data build', () => {
+  const build = (out: string) => ndb('data', 'build', '--out', out, '--programs', '40', '--seed', '3');
+
+  it('builds reproducibly, splits by program and prints a summary', () => {
+    const a = build(join(dir, 'a'));
+    expect(a.code).toBe(0);
+    expect(a.stdout).toMatch(/programs\s+40/);
+    expect(a.stdout).toMatch(/trajectories\s+\d+ \(train \d+, validation \d+, test \d+; forward \d+, inverse \d+\)/);
+    expect(a.stdout).toMatch(/programs\/s/);
+    expect(a.stderr).toMatch(/40\/40/); // the progress bar
+
+    expect(build(join(dir, 'b')).code).toBe(0);
+    for (const file of ['train.jsonl', 'validation.jsonl', 'test.jsonl', 'programs.jsonl', 'splits.json']) {
+      expect(readFileSync(join(dir, 'b', file), 'utf8'), file).toBe(readFileSync(join(dir, 'a', file), 'utf8'));
+    }
+
+    const splits = JSON.parse(readFileSync(join(dir, 'a', 'splits.json'), 'utf8')) as Record<string, string>;
+    for (const split of ['train', 'validation', 'test']) {
+      const lines = readFileSync(join(dir, 'a', `${split}.jsonl`), 'utf8').trim().split('\n').filter(Boolean);
+      for (const line of lines) {
+        const row = JSON.parse(line) as { group: string; text: string };
+        expect(splits[row.group]).toBe(split); // no program in two splits
+        expect(() => parseTrajectory(row.text)).not.toThrow();
+      }
+    }
+  });
+});
