@@ -2,6 +2,7 @@
  * `ndb`, the front door. One small function per command; each command's flags are a
  * contract (see README).
  */
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { serializeTrajectory } from '../grammar/serialize.js';
 import type { Trajectory } from '../grammar/state.js';
@@ -9,6 +10,8 @@ import { StateTree } from '../state-tree/tree.js';
 import { TraceFailure, traceFile } from '../tracer/run-tracer.js';
 import { buildDataset } from '../data-pipeline/build.js';
 import { checkCorpus } from '../data-pipeline/check.js';
+import { tokenizeDataset } from '../data-pipeline/tokenize.js';
+import { TraceTokenizer, trainTokenizer } from '../data-pipeline/tokenizer.js';
 import { ProgressBar, formatSeconds } from './progress.js';
 
 const USAGE = `ndb — the neural debugger for Python
@@ -19,6 +22,10 @@ usage:
       (or as JSON events with --json). Without --entry, the module's top level is traced.
   ndb data build --out DIR --programs N --seed S [--concurrency K]
       Build a training dataset: programs, real traces, sampled trajectories, split by program.
+  ndb data tokenizer --data DIR --out MODEL_DIR [--vocab N]
+      Train the byte-level BPE tokenizer on a dataset's train split (trace tokens stay whole).
+  ndb data tokenize --data DIR --tokenizer MODEL_DIR --out DIR [--context N]
+      Encode a dataset to uint16 token files for training, fitting trajectories to the context.
   ndb data check --origin humaneval|mbpp|stdlib [--limit N] [--json]
       Trace every program of a corpus with its test inputs and report how the runs ended.
   ndb help
@@ -77,6 +84,8 @@ async function dataCommand(argv: string[]): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub === 'build') return dataBuildCommand(rest);
   if (sub === 'check') return dataCheckCommand(rest);
+  if (sub === 'tokenizer') return dataTokenizerCommand(rest);
+  if (sub === 'tokenize') return dataTokenizeCommand(rest);
   throw new UsageError(`unknown data command ${JSON.stringify(sub ?? '')}; try: ndb data build --out DIR --programs N --seed S`);
 }
 
@@ -103,6 +112,29 @@ async function dataCheckCommand(argv: string[]): Promise<void> {
       `  cut by a limit      ${s.exits.never} (${pct(s.exits.never)})`,
       `tracer failures       ${failures}`,
       ...s.examples.map((e) => `  ${e}`),
+    ].join('\n') + '\n',
+  );
+}
+
+async function dataTokenizerCommand(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { data: { type: 'string' }, out: { type: 'string' }, vocab: { type: 'string' } } });
+  if (!values.data || !values.out) throw new UsageError('usage: ndb data tokenizer --data DIR --out MODEL_DIR [--vocab N]');
+  const started = Date.now();
+  await trainTokenizer({ files: [join(values.data, 'train.jsonl')], out: values.out, vocabSize: intFlag(values.vocab, 'vocab', 2048) });
+  const tokenizer = await TraceTokenizer.load(values.out);
+  process.stdout.write(`tokenizer     ${tokenizer.vocabSize} ids, written to ${values.out} in ${formatSeconds((Date.now() - started) / 1000)}\n`);
+}
+
+async function dataTokenizeCommand(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { data: { type: 'string' }, tokenizer: { type: 'string' }, out: { type: 'string' }, context: { type: 'string' } } });
+  if (!values.data || !values.tokenizer || !values.out) throw new UsageError('usage: ndb data tokenize --data DIR --tokenizer MODEL_DIR --out DIR [--context N]');
+  const s = await tokenizeDataset({ data: values.data, tokenizer: values.tokenizer, out: values.out, contextLength: intFlag(values.context, 'context', 1024) });
+  const lines = Object.entries(s.splits).map(([split, x]) => `${split.padEnd(13)} ${x.documents} documents, ${x.tokens} tokens (${x.shortened} shortened, ${x.dropped} dropped)`);
+  process.stdout.write(
+    [
+      ...lines,
+      `per trajectory ${s.meanTokensPerTrajectory.toFixed(0)} tokens (program ${s.meanContextTokens.toFixed(0)}, ${s.meanTokensPerFrame.toFixed(1)} per step)`,
+      `time          ${formatSeconds(s.seconds)} (${(s.tokensPerSecond / 1e6).toFixed(2)}M tokens/s)`,
     ].join('\n') + '\n',
   );
 }

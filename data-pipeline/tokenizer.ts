@@ -1,0 +1,415 @@
+/**
+ * The model's tokenizer: byte-level BPE over the trace language, saved in the Hugging Face
+ * format (tokenizer.json + tokenizer_config.json) so that `transformers` and
+ * `@huggingface/transformers` load the folder as a `PreTrainedTokenizerFast`.
+ *
+ * Ids:
+ *   0 .. K-1      the trace-language tokens, in ALL_TOKENS order (`<|begin_of_text|>` is 0)
+ *   K             `<|pad|>`
+ *   K+1 .. K+256  the 256 bytes, in byte order (byte b is id K+1+b)
+ *   then          the learned merges, in the order they were learned
+ * Every special token is an added token and is never split; the text between them is cut by
+ * PRE_TOKENIZER_PATTERN, each piece mapped to bytes and merged.
+ *
+ * Training uses the Rust trainer of the `tokenizers` package. Its Node binding cannot
+ * configure a trainer (`train` always uses BPE's default one: 30 000 tokens, no special
+ * tokens, only the bytes seen), so we let it learn as many merges as it can and keep the
+ * first ones: BPE training is greedy, so the first n merges of a long run are exactly what a
+ * run stopped after n merges learns.
+ *
+ * Encoding is done here in TypeScript (TraceTokenizer), because the binding only encodes
+ * asynchronously; training/bpe.py is the same algorithm in Python. Both follow the Rust BPE
+ * model step for step (test/tokenizer.test.ts checks that all three agree).
+ */
+import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Tokenizer } from 'tokenizers';
+import { z } from 'zod';
+import { ALL_TOKENS, TOKEN_PATTERN, TOKENS } from '../grammar/tokens.js';
+
+export const PAD_TOKEN = '<|pad|>';
+export const BOS_TOKEN = TOKENS.beginOfText;
+export const EOS_TOKEN = TOKENS.endOfText;
+/** All special tokens, in id order. */
+export const SPECIAL_TOKENS: readonly string[] = [...ALL_TOKENS, PAD_TOKEN];
+export const DEFAULT_MODEL_MAX_LENGTH = 2048;
+
+/**
+ * Pre-tokenization, tuned for code and traces (<bl> = the blanks space, \t, \v, \f, \r):
+ *   [0-9]                   every digit alone (line numbers, ints in reprs)
+ *    ?[A-Za-z_]+            a word or identifier, with at most one leading space
+ *    ?[^0-9A-Za-z_<bl>\n]+  a run of anything else (punctuation, non-ASCII), same
+ *   \n                      every newline alone
+ *   <bl>+(?![^<bl>\n])      a run of blanks, all of it before a newline or the end, else all
+ *                           but the last, which goes to the next piece: indentation stays one
+ *                           mergeable run (`        return` -> 7 spaces + ` return`, as GPT-2)
+ *   <bl>+                   a blank left alone (before a digit, say)
+ * It uses only explicit ASCII classes (no \s, \w or \p{..}), so the Rust (Oniguruma),
+ * JavaScript and Python `re` engines split every string identically.
+ *
+ * A newline never joins another character; the trainer reads its files line by line, and
+ * this keeps its words the same as the encoder's (see writeTrainingText).
+ */
+export const PRE_TOKENIZER_PATTERN =
+  '[0-9]| ?[A-Za-z_]+| ?[^0-9A-Za-z_\\t\\n\\v\\f\\r ]+|\\n|[\\t\\v\\f\\r ]+(?![^\\t\\n\\v\\f\\r ])|[\\t\\v\\f\\r ]+';
+
+/** GPT-2's map of the 256 bytes to printable characters (byte-level BPE works on these). */
+function byteToChar(): string[] {
+  const printable = (b: number) => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
+  const chars: string[] = [];
+  let next = 256;
+  for (let b = 0; b < 256; b++) chars.push(String.fromCharCode(printable(b) ? b : next++));
+  return chars;
+}
+const BYTE_TO_CHAR = byteToChar();
+
+// ---------------------------------------------------------------------------------------
+// tokenizer.json
+
+const BYTE_LEVEL = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false } as const;
+
+/** A tokenizer.json for this configuration (empty vocab and merges: the trainer's starting point). */
+function tokenizerJson(vocab: Record<string, number>, merges: string[], specialTokens: readonly string[]) {
+  return {
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: specialTokens.map((content, id) => ({
+      id,
+      content,
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: false,
+      special: true,
+    })),
+    normalizer: null,
+    pre_tokenizer: {
+      type: 'Sequence',
+      pretokenizers: [{ type: 'Split', pattern: { Regex: PRE_TOKENIZER_PATTERN }, behavior: 'Isolated', invert: false }, BYTE_LEVEL],
+    },
+    // The texts carry their own <|begin_of_text|> / <|end_of_text|>: nothing is added.
+    post_processor: null,
+    decoder: BYTE_LEVEL,
+    model: {
+      type: 'BPE',
+      dropout: null,
+      unk_token: null,
+      continuing_subword_prefix: null,
+      end_of_word_suffix: null,
+      fuse_unk: false,
+      byte_fallback: false,
+      ignore_merges: false,
+      vocab,
+      // The classic "a b" form: every loader reads it, and byte-level tokens hold no space.
+      merges,
+    },
+  };
+}
+
+/** What TraceTokenizer and bpe.py rely on: checked on load, so another configuration fails loudly. */
+const TokenizerFileSchema = z.object({
+  added_tokens: z.array(z.object({ id: z.number().int().nonnegative(), content: z.string().min(1) })),
+  normalizer: z.null(),
+  pre_tokenizer: z.object({
+    type: z.literal('Sequence'),
+    pretokenizers: z.tuple([
+      z.object({ type: z.literal('Split'), pattern: z.object({ Regex: z.string() }), behavior: z.literal('Isolated'), invert: z.literal(false) }),
+      z.object({ type: z.literal('ByteLevel'), add_prefix_space: z.literal(false), use_regex: z.literal(false) }),
+    ]),
+  }),
+  decoder: z.object({ type: z.literal('ByteLevel') }),
+  model: z.object({
+    type: z.literal('BPE'),
+    dropout: z.null(),
+    continuing_subword_prefix: z.null(),
+    end_of_word_suffix: z.null(),
+    ignore_merges: z.literal(false),
+    vocab: z.record(z.string(), z.number().int().nonnegative()),
+    merges: z.array(z.union([z.string(), z.tuple([z.string(), z.string()])])),
+  }),
+});
+
+function mergePair(merge: string | [string, string]): [string, string] {
+  if (typeof merge !== 'string') return merge;
+  const [a, b, ...rest] = merge.split(' ');
+  if (a === undefined || b === undefined || rest.length > 0) throw new Error(`tokenizer: bad merge "${merge}"`);
+  return [a, b];
+}
+
+// ---------------------------------------------------------------------------------------
+// Training
+
+export interface TrainTokenizerOptions {
+  /** Dataset files (JSON Lines with a `text` field). */
+  files: string[];
+  /** The folder to write tokenizer.json and tokenizer_config.json to. */
+  out: string;
+  /**
+   * Total ids, special tokens and bytes included. Less when the texts run out of merges, and
+   * at most about 30 000 (where the binding's trainer stops).
+   */
+  vocabSize: number;
+  /** Train on the first maxDocs documents only (in file order). */
+  maxDocs?: number;
+  /** The `model_max_length` written to tokenizer_config.json. */
+  modelMaxLength?: number;
+}
+
+/**
+ * Writes the trainer's input: each document's text with every special token turned into a
+ * newline. Special tokens must not be learned as merges, and the text on either side of one
+ * must not merge across it; a newline does both, because the pattern keeps every newline a
+ * piece of its own (so it adds no pair to count).
+ */
+async function writeTrainingText(files: string[], maxDocs: number, out: string): Promise<number> {
+  const texts: string[] = [];
+  for (const file of files) {
+    for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+      if (texts.length >= maxDocs) break;
+      if (line.trim() === '') continue;
+      const { text } = z.object({ text: z.string() }).parse(JSON.parse(line));
+      // Payload text never holds `<|` (escape.ts): every match is a real token.
+      texts.push(text.replace(TOKEN_PATTERN, '\n'));
+    }
+    if (texts.length >= maxDocs) break;
+  }
+  writeFileSync(out, texts.join('\n'));
+  return texts.length;
+}
+
+export async function trainTokenizer(opts: TrainTokenizerOptions): Promise<void> {
+  const minimum = SPECIAL_TOKENS.length + 256;
+  if (opts.vocabSize < minimum) throw new Error(`tokenizer: vocabSize must be at least ${minimum} (special tokens and bytes)`);
+  if (opts.vocabSize > 65536) throw new Error('tokenizer: vocabSize above 65536 does not fit the uint16 token files');
+
+  const work = mkdtempSync(join(tmpdir(), 'ndb-tokenizer-'));
+  let learned: [string, string][];
+  try {
+    const textFile = join(work, 'train.txt');
+    const docs = await writeTrainingText(opts.files, opts.maxDocs ?? Infinity, textFile);
+    if (docs === 0) throw new Error('tokenizer: no documents to train on');
+    const trainer = Tokenizer.fromString(JSON.stringify(tokenizerJson({}, [], [])));
+    // (The Rust trainer prints a few empty lines to stdout; the binding cannot silence it.)
+    trainer.train([textFile]);
+    const trainedFile = join(work, 'trained.json');
+    trainer.save(trainedFile);
+    const trained = TokenizerFileSchema.pick({ model: true }).parse(JSON.parse(readFileSync(trainedFile, 'utf8')));
+    learned = trained.model.merges.map(mergePair);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+
+  const vocab: Record<string, number> = {};
+  let size = 0;
+  for (const token of [...SPECIAL_TOKENS, ...BYTE_TO_CHAR]) vocab[token] = size++;
+  const merges: string[] = [];
+  for (const [a, b] of learned) {
+    if (size >= opts.vocabSize) break;
+    merges.push(`${a} ${b}`);
+    // Two merges can make the same string; it is one token.
+    if (!Object.hasOwn(vocab, a + b)) vocab[a + b] = size++;
+  }
+
+  mkdirSync(opts.out, { recursive: true });
+  const json = tokenizerJson(vocab, merges, SPECIAL_TOKENS);
+  writeFileSync(join(opts.out, 'tokenizer.json'), JSON.stringify(json, null, 2) + '\n');
+  const specialMap = { bos_token: BOS_TOKEN, eos_token: EOS_TOKEN, pad_token: PAD_TOKEN };
+  const config = {
+    ...specialMap,
+    added_tokens_decoder: Object.fromEntries(json.added_tokens.map(({ id, ...token }) => [String(id), token])),
+    clean_up_tokenization_spaces: false,
+    model_input_names: ['input_ids', 'attention_mask'],
+    model_max_length: opts.modelMaxLength ?? DEFAULT_MODEL_MAX_LENGTH,
+    tokenizer_class: 'PreTrainedTokenizerFast',
+  };
+  writeFileSync(join(opts.out, 'tokenizer_config.json'), JSON.stringify(config, null, 2) + '\n');
+  writeFileSync(join(opts.out, 'special_tokens_map.json'), JSON.stringify(specialMap, null, 2) + '\n');
+  // Check that the Rust loader (which `transformers` uses too) accepts the file.
+  Tokenizer.fromFile(join(opts.out, 'tokenizer.json'));
+}
+
+// ---------------------------------------------------------------------------------------
+// Encoding
+
+/** A min-heap of numbers (the BPE merge queue). */
+class NumberHeap {
+  private readonly items: number[] = [];
+
+  push(x: number): void {
+    const a = this.items;
+    let i = a.push(x) - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (a[parent]! <= x) break;
+      a[i] = a[parent]!;
+      i = parent;
+    }
+    a[i] = x;
+  }
+
+  pop(): number | undefined {
+    const a = this.items;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length === 0 || last === undefined) return top;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= a.length) break;
+      const c = l + 1 < a.length && a[l + 1]! < a[l]! ? l + 1 : l;
+      if (a[c]! >= last) break;
+      a[i] = a[c]!;
+      i = c;
+    }
+    a[i] = last;
+    return top;
+  }
+}
+
+/** Heap keys: rank * POS_RANGE + position, so the lowest rank comes first, then the leftmost. */
+const POS_RANGE = 2 ** 32;
+const pairKey = (left: number, right: number) => left * 2 ** 21 + right;
+const WORD_CACHE_LIMIT = 100_000;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Encodes and decodes like the Rust tokenizer loaded from the same tokenizer.json. */
+export class TraceTokenizer {
+  readonly vocabSize: number;
+  private readonly idOf = new Map<string, number>();
+  private readonly bytesOf: Uint8Array[] = [];
+  private readonly specialOf = new Map<string, number>();
+  private readonly specialSplit: RegExp;
+  private readonly pieceSplit: RegExp;
+  /** pairKey(left, right) -> rank; newIdOfRank[rank] is the merged token. */
+  private readonly rankOf = new Map<number, number>();
+  private readonly newIdOfRank: number[] = [];
+  private readonly cache = new Map<string, number[]>();
+
+  private constructor(file: z.infer<typeof TokenizerFileSchema>) {
+    const charToByte = new Map(BYTE_TO_CHAR.map((c, b) => [c, b]));
+    for (const [token, id] of Object.entries(file.model.vocab)) {
+      this.idOf.set(token, id);
+      this.bytesOf[id] = Uint8Array.from(token, (c) => charToByte.get(c) ?? 0);
+    }
+    for (const { id, content } of file.added_tokens) {
+      this.idOf.set(content, id);
+      this.specialOf.set(content, id);
+      this.bytesOf[id] = new TextEncoder().encode(content);
+    }
+    file.model.merges.forEach((merge, rank) => {
+      const [a, b] = mergePair(merge);
+      const [ia, ib, merged] = [this.idOf.get(a), this.idOf.get(b), this.idOf.get(a + b)];
+      if (ia === undefined || ib === undefined || merged === undefined) throw new Error(`tokenizer: merge "${a} ${b}" uses a token not in the vocabulary`);
+      this.rankOf.set(pairKey(ia, ib), rank);
+      this.newIdOfRank.push(merged);
+    });
+    for (let id = 0; id < this.bytesOf.length; id++) {
+      if (!this.bytesOf[id]) throw new Error(`tokenizer: no token has id ${id}`);
+    }
+    this.vocabSize = this.bytesOf.length;
+    // Longest first: where two special tokens start at the same place, the longer wins (as in Rust).
+    const specials = [...this.specialOf.keys()].sort((x, y) => y.length - x.length);
+    this.specialSplit = new RegExp(specials.map(escapeRegExp).join('|'), 'gu');
+    this.pieceSplit = new RegExp(file.pre_tokenizer.pretokenizers[0].pattern.Regex, 'gu');
+  }
+
+  static async load(folder: string): Promise<TraceTokenizer> {
+    const raw: unknown = JSON.parse(await readFile(join(folder, 'tokenizer.json'), 'utf8'));
+    return new TraceTokenizer(TokenizerFileSchema.parse(raw));
+  }
+
+  /** The id of a token (a special token, or a vocabulary entry in byte-level characters). */
+  tokenId(token: string): number {
+    const id = this.idOf.get(token);
+    if (id === undefined) throw new Error(`tokenizer: no token ${JSON.stringify(token)}`);
+    return id;
+  }
+
+  encode(text: string): number[] {
+    const ids: number[] = [];
+    let last = 0;
+    for (const m of text.matchAll(this.specialSplit)) {
+      this.encodeOrdinary(text.slice(last, m.index), ids);
+      ids.push(this.specialOf.get(m[0])!);
+      last = m.index + m[0].length;
+    }
+    this.encodeOrdinary(text.slice(last), ids);
+    return ids;
+  }
+
+  /** Invalid UTF-8 (a cut-off character) decodes to U+FFFD, as in Rust's `from_utf8_lossy`. */
+  decode(ids: number[]): string {
+    const parts = ids.map((id) => {
+      const bytes = this.bytesOf[id];
+      if (!bytes) throw new Error(`tokenizer: no token has id ${id}`);
+      return bytes;
+    });
+    // ignoreBOM: keep a leading U+FEFF, which is text like any other here.
+    return new TextDecoder('utf-8', { ignoreBOM: true }).decode(Buffer.concat(parts));
+  }
+
+  /** Text without special tokens: the pre-tokenizer's pieces (matches and the gaps between them), each merged. */
+  private encodeOrdinary(text: string, ids: number[]): void {
+    let last = 0;
+    for (const m of text.matchAll(this.pieceSplit)) {
+      if (m.index > last) this.encodePiece(text.slice(last, m.index), ids);
+      if (m[0] !== '') this.encodePiece(m[0], ids);
+      last = m.index + m[0].length;
+    }
+    if (last < text.length) this.encodePiece(text.slice(last), ids);
+  }
+
+  private encodePiece(piece: string, ids: number[]): void {
+    let merged = this.cache.get(piece);
+    if (!merged) {
+      merged = this.merge(piece);
+      if (this.cache.size >= WORD_CACHE_LIMIT) this.cache.clear();
+      this.cache.set(piece, merged);
+    }
+    for (const id of merged) ids.push(id);
+  }
+
+  /**
+   * The Rust BPE model's merge loop (`Word::merge_all`): a queue of adjacent pairs by
+   * (rank, position); pop the best, skip it if the pair at that position has changed since,
+   * else merge it and queue the new pairs it forms with its neighbours.
+   */
+  private merge(piece: string): number[] {
+    const bytes = Buffer.from(piece, 'utf8');
+    const n = bytes.length;
+    const sym = Array.from(bytes, (b) => this.idOf.get(BYTE_TO_CHAR[b]!)!);
+    const prev = Array.from({ length: n }, (_, i) => i - 1);
+    const next = Array.from({ length: n }, (_, i) => (i + 1 < n ? i + 1 : -1));
+    const alive = new Array<boolean>(n).fill(true);
+    const queue = new NumberHeap();
+    const enqueue = (pos: number, right: number) => {
+      const rank = this.rankOf.get(pairKey(sym[pos]!, sym[right]!));
+      if (rank !== undefined) queue.push(rank * POS_RANGE + pos);
+    };
+    for (let i = 0; i + 1 < n; i++) enqueue(i, i + 1);
+
+    for (let key = queue.pop(); key !== undefined; key = queue.pop()) {
+      const rank = Math.floor(key / POS_RANGE);
+      const pos = key - rank * POS_RANGE;
+      const right = next[pos]!;
+      if (!alive[pos] || right === -1) continue;
+      const current = this.rankOf.get(pairKey(sym[pos]!, sym[right]!));
+      const newId = this.newIdOfRank[rank]!;
+      if (current === undefined || this.newIdOfRank[current] !== newId) continue; // a stale entry
+      sym[pos] = newId;
+      alive[right] = false;
+      next[pos] = next[right]!;
+      if (next[pos] !== -1) prev[next[pos]!] = pos;
+      if (prev[pos] !== -1) enqueue(prev[pos]!, pos);
+      if (next[pos] !== -1) enqueue(pos, next[pos]!);
+    }
+    return sym.filter((_, i) => alive[i]);
+  }
+}
