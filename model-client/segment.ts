@@ -14,10 +14,11 @@ export interface Segment {
   /** Whether the segment may end here (the next special token may come). */
   canEnd(): boolean;
   /**
-   * The whole segment's text when the grammar fixes it before anything is written (a
-   * source line once its number is known), else null. Only a whole segment is forced, so
-   * that its tokens are exactly the ones training saw (the text between two special tokens
-   * is tokenized on its own).
+   * The rest of the segment's text when the grammar fixes it, else null: the whole text of
+   * a segment fixed before anything is written (a source line once its number is known),
+   * or '' once a segment is complete and nothing may be added (a closed locals object). A
+   * part-written segment never forces the rest of its text: the text between two special
+   * tokens is tokenized as a whole, so only whole segments keep training's tokens.
    */
   forced(): string | null;
   clone(): Segment;

@@ -10,15 +10,15 @@ Outputs: logits [batch, seq, vocab], present.{i}.key / .value [batch, n_head, pa
 Writes MODEL_DIR/onnx/model.onnx (and onnx/model_int8.onnx with --quantize), config.json
 (Hugging Face-like, plus an `ndb` section), parity.json (prompts cut from validation
 documents after a <|frame_sep|>, with PyTorch's greedy continuations, for the TypeScript side
-to reproduce token for token), a copy of DIR/tokenizer.json when there is one, and
-manifest.json (sha256 and size of every other file). DIR defaults to the data folder the
-checkpoint was trained on.
+to reproduce token for token) and manifest.json (sha256 and size of every other file in
+MODEL_DIR). Export into the tokenizer's folder (`ndb data tokenizer --out MODEL_DIR`) so that
+the model, its tokenizer.json and the manifest travel together. DIR, for the parity prompts,
+defaults to the data folder the checkpoint was trained on.
 """
 import argparse
 import hashlib
 import json
 import os
-import shutil
 import sys
 
 import numpy as np
@@ -28,7 +28,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from model import ModelConfig, Transformer, count_parameters, generate_greedy  # noqa: E402
-from train import meta_id  # noqa: E402
+from train import meta_id, special_ids  # noqa: E402
 
 OPSET = 14
 PARITY_PROMPTS = 8
@@ -88,19 +88,200 @@ def save(proto, path):
 
 def share_tied_embedding(proto):
     """The exporter folds the transposed embedding of the tied output layer into a second
-    initializer: the same weights twice. Keep one copy and transpose it at run time instead
-    (a cheap copy next to the logits matmul)."""
+    initializer: the same weights twice. Keep only the transposed [d_model, vocab] copy, which
+    the logits MatMul reads as it is, and gather the embedding lookup's columns from it."""
     inits = {t.name: t for t in proto.graph.initializer}
     gathers = [n for n in proto.graph.node if n.op_type == "Gather" and n.input[0] in inits]
     assert len(gathers) == 1, "expected one embedding lookup"
-    table_name = gathers[0].input[0]
-    table = numpy_helper.to_array(inits[table_name])
-    for i, node in enumerate(proto.graph.node):
-        if node.op_type == "MatMul" and node.input[1] in inits:
-            w = inits[node.input[1]]
-            if tuple(w.dims) == table.shape[::-1] and np.array_equal(numpy_helper.to_array(w), table.T):
-                transposed = node.input[1]
-                proto.graph.initializer.remove(w)
-                proto.graph.node.insert(i, helper.make_node("Transpose", [table_name], [transposed], perm=[1, 0]))
-                return proto
+    gather = gathers[0]
+    table = numpy_helper.to_array(inits[gather.input[0]])
+    heads = [n for n in proto.graph.node if n.op_type == "MatMul" and n.input[1] in inits
+             and tuple(inits[n.input[1]].dims) == table.shape[::-1]
+             and np.array_equal(numpy_helper.to_array(inits[n.input[1]]), table.T)]
+    assert len(heads) == 1, "expected the tied output layer"
+    proto.graph.initializer.remove(inits[gather.input[0]])
+    shared = inits[heads[0].input[1]]
+    shared.name = heads[0].input[1] = "embed.weight.T"
+    # Gather(table_T, ids, axis=1) is [d_model, batch, seq]; move d_model last.
+    columns = gather.output[0] + "_columns"
+    lookup = helper.make_node("Gather", [shared.name, gather.input[1]], [columns], axis=1)
+    to_rows = helper.make_node("Transpose", [columns], [gather.output[0]], perm=[1, 2, 0])
+    i = list(proto.graph.node).index(gather)
+    proto.graph.node.remove(gather)
+    proto.graph.node.insert(i, to_rows)
+    proto.graph.node.insert(i, lookup)
     return proto
+
+
+def quantize_int8(proto):
+    """Dynamic int8 quantization, as onnxruntime's quantize_dynamic does it: each MatMul by a
+    weight matrix becomes DynamicQuantizeLinear(activation) -> MatMulInteger(uint8 activation,
+    int8 weight) -> Cast to float -> Mul by activation scale x weight scale. Weights are
+    symmetric per output column (zero point 0, so MatMulInteger needs none). The tied
+    output layer, which the embedding lookup also reads, stays float: one shared copy, and
+    full-precision logits keep greedy decoding close to the float model's."""
+    inits = {t.name: t for t in proto.graph.initializer}
+    read_by_gather = {n.input[0] for n in proto.graph.node if n.op_type == "Gather"}
+    quantized = {}  # activation name -> (uint8 tensor, scale, zero point), shared by its MatMuls
+    nodes = []
+    for node in proto.graph.node:
+        weight = inits.get(node.input[1]) if node.op_type == "MatMul" else None
+        if weight is None or len(weight.dims) != 2 or weight.name in read_by_gather:
+            nodes.append(node)
+            continue
+        a = node.input[0]
+        if a not in quantized:
+            quantized[a] = (f"{a}_quant", f"{a}_scale", f"{a}_zero_point")
+            nodes.append(helper.make_node("DynamicQuantizeLinear", [a], list(quantized[a])))
+        a_q, a_scale, a_zero = quantized[a]
+        w = numpy_helper.to_array(weight)
+        scale = np.maximum(np.abs(w).max(axis=0), 1e-12) / 127.0
+        w_q = np.clip(np.round(w / scale), -127, 127).astype(np.int8)
+        proto.graph.initializer.remove(weight)
+        proto.graph.initializer.extend([
+            numpy_helper.from_array(w_q, f"{weight.name}_int8"),
+            numpy_helper.from_array(scale.astype(np.float32), f"{weight.name}_scale"),
+        ])
+        y = node.output[0]
+        nodes += [
+            helper.make_node("MatMulInteger", [a_q, f"{weight.name}_int8", a_zero], [f"{y}_int32"]),
+            helper.make_node("Cast", [f"{y}_int32"], [f"{y}_float"], to=TensorProto.FLOAT),
+            helper.make_node("Mul", [a_scale, f"{weight.name}_scale"], [f"{y}_scale"]),
+            helper.make_node("Mul", [f"{y}_float", f"{y}_scale"], [y]),
+        ]
+    del proto.graph.node[:]
+    proto.graph.node.extend(nodes)
+    return proto
+
+
+def validation_documents(data_dir, bos):
+    tokens = np.memmap(os.path.join(data_dir, "validation.bin"), dtype="<u2", mode="r")
+    starts = np.flatnonzero(tokens == bos)
+    return [tokens[s:e] for s, e in zip(starts, list(starts[1:]) + [len(tokens)])]
+
+
+def parity_cases(model, data_dir, meta, stop_ids):
+    """Prompts: validation documents cut right after a <|frame_sep|> (the way ndb prompts the
+    model), leaving room for the continuation in the context. Seeded, so re-exports agree."""
+    bos, frame_sep = meta_id(meta, "bos"), meta_id(meta, "frame_sep")
+    room = model.cfg.context_length - PARITY_NEW_TOKENS
+    rng = np.random.default_rng(0)
+    docs = validation_documents(data_dir, bos)
+    cases = []
+    for d in rng.permutation(len(docs)):
+        cuts = np.flatnonzero(docs[d][:room] == frame_sep)
+        if len(cuts) == 0:
+            continue
+        prompt = docs[d][: rng.choice(cuts) + 1].astype(int).tolist()
+        cases.append({"prompt": prompt, "output": generate_greedy(model, prompt, PARITY_NEW_TOKENS, stop_ids)})
+        if len(cases) == PARITY_PROMPTS:
+            break
+    return cases
+
+
+def hf_config(cfg: ModelConfig, ckpt, meta, params, quantized):
+    return {
+        "architectures": ["LlamaForCausalLM"],
+        "model_type": "llama",
+        "vocab_size": cfg.vocab_size,
+        "hidden_size": cfg.d_model,
+        "num_hidden_layers": cfg.n_layer,
+        "num_attention_heads": cfg.n_head,
+        "num_key_value_heads": cfg.n_head,
+        "head_dim": cfg.head_dim,
+        "intermediate_size": cfg.d_ff,
+        "hidden_act": "silu",
+        "max_position_embeddings": cfg.context_length,
+        "rope_theta": cfg.rope_theta,
+        "rms_norm_eps": cfg.norm_eps,
+        "tie_word_embeddings": True,
+        "attention_bias": False,
+        "torch_dtype": "float32",
+        "bos_token_id": meta_id(meta, "bos"),
+        "eos_token_id": meta_id(meta, "eos"),
+        "pad_token_id": meta_id(meta, "pad"),
+        "ndb": {
+            "training_tokens": ckpt["tokens"],
+            "training_steps": ckpt["step"],
+            "val_loss": ckpt.get("val_loss"),
+            "parameters": params["total"],
+            "token_ids": special_ids(meta),
+            # The graph's own qkv layout is not Hugging Face's: this config describes the
+            # ONNX files here, not weights for transformers' LlamaForCausalLM.
+            "onnx": {"opset": OPSET, "fp32": "onnx/model.onnx", **({"int8": "onnx/model_int8.onnx"} if quantized else {})},
+        },
+    }
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def write_manifest(out):
+    files = {}
+    for root, _, names in os.walk(out):
+        for name in sorted(names):
+            path = os.path.join(root, name)
+            rel = os.path.relpath(path, out).replace(os.sep, "/")
+            if rel != "manifest.json":
+                files[rel] = {"sha256": sha256(path), "size": os.path.getsize(path)}
+    write_json(os.path.join(out, "manifest.json"), {"files": dict(sorted(files.items()))})
+
+
+def write_json(path, obj):
+    with open(path, "w") as f:
+        json.dump(obj, f, indent=2)
+        f.write("\n")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--ckpt", required=True, help="best.pt (or ckpt.pt) written by train.py")
+    p.add_argument("--out", required=True, help="model folder to write")
+    p.add_argument("--quantize", action="store_true", help="also write onnx/model_int8.onnx")
+    p.add_argument("--data", help="data folder for the parity prompts (default: the training data)")
+    args = p.parse_args()
+
+    ckpt = torch.load(args.ckpt, map_location="cpu")
+    meta, data_dir = ckpt["meta"], args.data or ckpt["data"]
+    cfg = ModelConfig(**ckpt["model_config"])
+    model = Transformer(cfg)
+    model.load_state_dict(ckpt["model"])
+    model.eval()
+    params = count_parameters(model)
+
+    onnx_dir = os.path.join(args.out, "onnx")
+    os.makedirs(onnx_dir, exist_ok=True)
+    fp32_path, int8_path = os.path.join(onnx_dir, "model.onnx"), os.path.join(onnx_dir, "model_int8.onnx")
+    # Files of an earlier export would not match these weights (and would enter the manifest).
+    for stale in (int8_path, int8_path + ".data", fp32_path + ".data"):
+        if os.path.exists(stale):
+            os.remove(stale)
+    export(model, fp32_path)
+    if args.quantize:
+        save(quantize_int8(onnx.load(fp32_path)), int8_path)
+
+    stop_ids = [meta_id(meta, "action_sep"), meta_id(meta, "eos")]
+    write_json(os.path.join(args.out, "config.json"), hf_config(cfg, ckpt, meta, params, args.quantize))
+    with open(os.path.join(args.out, "parity.json"), "w") as f:
+        head = {
+            "max_new_tokens": PARITY_NEW_TOKENS,
+            "stop_ids": stop_ids,
+            "note": "greedy continuations by PyTorch with the KV cache; an output ends with the stop id when one was reached",
+        }
+        cases = parity_cases(model, data_dir, meta, stop_ids)
+        # One case a line: readable, and diffs stay small.
+        f.write(json.dumps(head)[:-1] + ', "cases": [\n' + ",\n".join(json.dumps(c) for c in cases) + "\n]}\n")
+    write_manifest(args.out)
+    for path in (fp32_path, int8_path):
+        if os.path.exists(path):
+            print(f"{path}: {os.path.getsize(path) / 1e6:.2f} MB")
+    print(f"{params['total']:,} parameters; wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

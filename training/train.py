@@ -103,9 +103,14 @@ def parse_args():
 # ----------------------------------------------------------------------------- data
 
 
+def special_ids(meta):
+    """meta.json's special token ids (`special_token_ids`, or `ids` in older folders)."""
+    return meta["special_token_ids"] if "special_token_ids" in meta else meta["ids"]
+
+
 def meta_id(meta, name):
-    """A special token's id from meta.json's ids, keyed `frame_sep` or `<|frame_sep|>`."""
-    ids = meta["ids"]
+    """A special token's id from meta.json, keyed `frame_sep` or `<|frame_sep|>`."""
+    ids = special_ids(meta)
     for key in (name, f"<|{name}|>"):
         if key in ids:
             return int(ids[key])
@@ -305,7 +310,7 @@ def main():
     def checkpoint(elapsed):
         save_atomic({
             "model": model.state_dict(), "optimizer": optimizer.state_dict(), "config": cfg,
-            "step": step, "tokens": tokens_seen, "total_steps": total_steps, "tokens_per_step": tokens_per_step,
+            "model_config": asdict(model_cfg), "meta": meta, "data": os.path.abspath(args.data), "step": step, "tokens": tokens_seen, "total_steps": total_steps, "tokens_per_step": tokens_per_step,
             "best_val": best_val, "elapsed_s": elapsed, "torch_rng": torch.get_rng_state(),
         }, ckpt_path)
 
@@ -378,7 +383,7 @@ def main():
 
         elapsed = elapsed_before + now - start
         out_of_time = bool(args.max_minutes) and now - start >= args.max_minutes * 60
-        done = (bool(ddp.from_master(float(out_of_time or bool(stop_signal)), device)) or step >= total_steps
+        done = (bool(ddp.from_master(float(out_of_time or bool(stop_signal)), device)) or step == total_steps
                 or bool(args.max_tokens and tokens_seen >= args.max_tokens))
         val_loss = None
         if step % cfg["eval_every"] == 0 or done:

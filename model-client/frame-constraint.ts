@@ -1,0 +1,391 @@
+/**
+ * An incremental validator of one predicted frame of the trace language: from its first
+ * token (an event, or an exit) to `<|action_sep|>` (a state) or `<|trace_end|>` (an exit).
+ *
+ * It works at the token level for special tokens (which one may come next) and at the
+ * character level inside payload segments (segment.ts): tokens arrive as special-token names
+ * or as byte strings (byte-level BPE: a token may end inside a UTF-8 character), the bytes
+ * are decoded to code points, the payload escape (escape.ts) is undone, and the segment of
+ * the layout at hand checks each code point.
+ *
+ * Layouts (T the head token; each segment ends at the special token after it):
+ *   call                T <|loc_sep|> LOC <|src_sep|> SRC <|arg_sep|> LOCALS <|action_sep|>
+ *   line, line_call     T <|loc_sep|> LOC <|arg_sep|> LOCALS <|src_sep|> SRC <|action_sep|>
+ *   return, exception   T <|loc_sep|> LOC <|src_sep|> SRC <|arg_sep|> VALUE <|locals_sep|> LOCALS <|action_sep|>
+ *   exit normal, error  T <|arg_sep|> VALUE <|trace_end|>
+ *   exit never, entry   T <|trace_end|>
+ *
+ * Which heads may come depends on the action: a forward action leads to a forward event or a
+ * forward exit, an inverse one to an inverse event or `<|inv_exit_entry|>`; `continue` only
+ * to an exit, a breakpoint only to a line or an exit. A bare line number (and so a locals
+ * delta) only after a step action that stays in a frame (scope.ts), never for a call.
+ *
+ * SRC is fixed by the line number: `forced()` hands it out with the token after it, so the
+ * decoder feeds it without sampling.
+ */
+import { escapePayload } from '../grammar/escape.js';
+import type { Action, Direction, Event } from '../grammar/state.js';
+import { MAX_SOURCE_CHARS, truncateText } from '../grammar/truncate.js';
+import { TOKENS } from '../grammar/tokens.js';
+import { type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
+import { type FrameNames, LocSegment } from './loc-constraint.js';
+import { type Segment, type TokenSpan, cp } from './segment.js';
+
+/** What a frame is predicted from. */
+export interface FrameRules {
+  /** The action taken from `prev`; its direction is the frame's. */
+  action: Action;
+  /** The program's source lines (line n is lines[n - 1]). */
+  lines: readonly string[];
+  names: FrameNames;
+}
+
+export type ExitHead = 'normal' | 'error' | 'never' | 'entry';
+export type Head = { kind: 'event'; direction: Direction; event: Event } | { kind: 'exit'; exit: ExitHead };
+
+const HEADS: ReadonlyMap<string, Head> = new Map<string, Head>([
+  [TOKENS.callSep, { kind: 'event', direction: 'forward', event: 'call' }],
+  [TOKENS.lineSep, { kind: 'event', direction: 'forward', event: 'line' }],
+  [TOKENS.returnSep, { kind: 'event', direction: 'forward', event: 'return' }],
+  [TOKENS.exceptionSep, { kind: 'event', direction: 'forward', event: 'exception' }],
+  [TOKENS.invCallSep, { kind: 'event', direction: 'inverse', event: 'call' }],
+  [TOKENS.invLineSep, { kind: 'event', direction: 'inverse', event: 'line' }],
+  [TOKENS.invLineCallSep, { kind: 'event', direction: 'inverse', event: 'line_call' }],
+  [TOKENS.invReturnSep, { kind: 'event', direction: 'inverse', event: 'return' }],
+  [TOKENS.invExceptionSep, { kind: 'event', direction: 'inverse', event: 'exception' }],
+  [TOKENS.exitNormal, { kind: 'exit', exit: 'normal' }],
+  [TOKENS.exitError, { kind: 'exit', exit: 'error' }],
+  [TOKENS.exitNever, { kind: 'exit', exit: 'never' }],
+  [TOKENS.invExitEntry, { kind: 'exit', exit: 'entry' }],
+]);
+
+const FORWARD_EXITS = [TOKENS.exitNormal, TOKENS.exitError, TOKENS.exitNever];
+const FORWARD_EVENTS = [TOKENS.callSep, TOKENS.lineSep, TOKENS.returnSep, TOKENS.exceptionSep];
+const INVERSE_HEADS = [TOKENS.invCallSep, TOKENS.invLineSep, TOKENS.invLineCallSep, TOKENS.invReturnSep, TOKENS.invExceptionSep, TOKENS.invExitEntry];
+const STEP_ACTIONS: ReadonlySet<Action['kind']> = new Set(['step_into', 'step_over', 'inv_step_into', 'inv_step_over']);
+
+function allowedHeads(action: Action): ReadonlySet<string> {
+  switch (action.kind) {
+    case 'continue':
+      return new Set(FORWARD_EXITS);
+    case 'breakpoint':
+      return new Set([TOKENS.lineSep, ...FORWARD_EXITS]);
+    case 'step_into':
+    case 'step_over':
+    case 'step_return':
+      return new Set([...FORWARD_EVENTS, ...FORWARD_EXITS]);
+    case 'inv_step_into':
+    case 'inv_step_over':
+    case 'inv_step_call':
+      return new Set(INVERSE_HEADS);
+  }
+}
+
+type SegmentKind = 'none' | 'loc' | 'src' | 'locals' | 'value';
+type Layout = readonly (readonly [SegmentKind, string])[];
+
+function layoutOf(head: Head): Layout {
+  if (head.kind === 'exit') {
+    return head.exit === 'normal' || head.exit === 'error'
+      ? [
+          ['none', TOKENS.argSep],
+          ['value', TOKENS.traceEnd],
+        ]
+      : [['none', TOKENS.traceEnd]];
+  }
+  switch (head.event) {
+    case 'call':
+      return [
+        ['none', TOKENS.locSep],
+        ['loc', TOKENS.srcSep],
+        ['src', TOKENS.argSep],
+        ['locals', TOKENS.actionSep],
+      ];
+    case 'line':
+    case 'line_call':
+      return [
+        ['none', TOKENS.locSep],
+        ['loc', TOKENS.argSep],
+        ['locals', TOKENS.srcSep],
+        ['src', TOKENS.actionSep],
+      ];
+    case 'return':
+    case 'exception':
+      return [
+        ['none', TOKENS.locSep],
+        ['loc', TOKENS.srcSep],
+        ['src', TOKENS.argSep],
+        ['value', TOKENS.localsSep],
+        ['locals', TOKENS.actionSep],
+      ];
+  }
+}
+
+/** No payload: the special token after it comes right away. */
+class EmptySegment implements Segment {
+  push(): boolean {
+    return false;
+  }
+  canEnd(): boolean {
+    return true;
+  }
+  forced(): string {
+    return '';
+  }
+  clone(): EmptySegment {
+    return this;
+  }
+}
+
+/** A source line: exactly the program's text, as truncated for training. */
+class SourceSegment implements Segment {
+  private pos = 0;
+
+  constructor(private readonly expected: readonly number[]) {}
+
+  push(c: number): boolean {
+    if (this.expected[this.pos] !== c) return false;
+    this.pos++;
+    return true;
+  }
+  canEnd(): boolean {
+    return this.pos === this.expected.length;
+  }
+  forced(): string | null {
+    if (this.pos === 0) return escapePayload(String.fromCodePoint(...this.expected));
+    return this.canEnd() ? '' : null;
+  }
+  clone(): SourceSegment {
+    const c = new SourceSegment(this.expected);
+    c.pos = this.pos;
+    return c;
+  }
+}
+
+/** Which tokens wrote what, for confidences. */
+export interface FrameSpans {
+  /** The head token (event or exit). */
+  head: number;
+  /** The location's payload tokens and the special token that ended it. */
+  loc?: TokenSpan;
+  /** The return value, exception or exit value. */
+  value?: TokenSpan;
+  /** Each written local (a delta's unchanged ones are not written). */
+  locals: readonly LocalEntry[];
+}
+
+/** A UTF-8 decoder that takes one byte at a time and rejects invalid sequences (WHATWG's rules). */
+class Utf8State {
+  need = 0;
+  acc = 0;
+  lower = 0x80;
+  upper = 0xbf;
+
+  /** The code point completed by this byte, -1 when more bytes are needed, null when invalid. */
+  push(b: number): number | null {
+    if (this.need === 0) {
+      if (b <= 0x7f) return b;
+      if (b >= 0xc2 && b <= 0xdf) [this.need, this.acc] = [1, b & 0x1f];
+      else if (b >= 0xe0 && b <= 0xef) {
+        [this.need, this.acc] = [2, b & 0x0f];
+        if (b === 0xe0) this.lower = 0xa0;
+        if (b === 0xed) this.upper = 0x9f;
+      } else if (b >= 0xf0 && b <= 0xf4) {
+        [this.need, this.acc] = [3, b & 0x07];
+        if (b === 0xf0) this.lower = 0x90;
+        if (b === 0xf4) this.upper = 0x8f;
+      } else return null;
+      return -1;
+    }
+    if (b < this.lower || b > this.upper) return null;
+    [this.lower, this.upper] = [0x80, 0xbf];
+    this.acc = (this.acc << 6) | (b & 0x3f);
+    return --this.need === 0 ? this.acc : -1;
+  }
+
+  copyTo(o: Utf8State): void {
+    [o.need, o.acc, o.lower, o.upper] = [this.need, this.acc, this.lower, this.upper];
+  }
+}
+
+const LT = cp('<');
+const BACKSLASH = cp('\\');
+const PIPE = cp('|');
+
+export class FrameConstraint {
+  private readonly heads: ReadonlySet<string>;
+  private readonly bareAllowedFor: (event: Event) => boolean;
+  private head: Head | null = null;
+  private layout: Layout = [];
+  private index = -1;
+  private segment: Segment = new EmptySegment();
+  private segmentStart = 0;
+  /** Tokens consumed so far: the index of the next one. */
+  private tokens = 0;
+  private utf8 = new Utf8State();
+  /** Backslashes after a held `<` (escape.ts: `<\\…|` loses one backslash), or -1 when none is held. */
+  private held = -1;
+  private line: number | undefined;
+  private bare = false;
+  private spans: FrameSpans = { head: -1, locals: [] };
+  private finished = false;
+
+  constructor(private readonly rules: FrameRules) {
+    this.heads = allowedHeads(rules.action);
+    const step = STEP_ACTIONS.has(rules.action.kind);
+    this.bareAllowedFor = (event) => step && event !== 'call';
+  }
+
+  /** The frame is complete (its last special token was accepted). */
+  get done(): boolean {
+    return this.finished;
+  }
+
+  /** The head, once written. */
+  get frameHead(): Head | null {
+    return this.head;
+  }
+
+  /** Token spans of the complete frame. */
+  get frameSpans(): FrameSpans {
+    return this.spans;
+  }
+
+  /** Accepts a special token; false (and the constraint is then spoiled: test on a clone) if it cannot come here. */
+  pushSpecial(token: string): boolean {
+    const at = this.tokens++;
+    if (this.finished || this.utf8.need > 0) return false;
+    if (!this.head) {
+      const head = this.heads.has(token) ? HEADS.get(token) : undefined;
+      if (!head) return false;
+      this.head = head;
+      this.layout = layoutOf(head);
+      this.spans = { ...this.spans, head: at };
+      this.enter(0);
+      return true;
+    }
+    const [kind, terminator] = this.layout[this.index]!;
+    if (token !== terminator || !this.flushHeld(at) || !this.segment.canEnd()) return false;
+    this.leave(kind, at);
+    if (this.index + 1 === this.layout.length) this.finished = true;
+    else this.enter(this.index + 1);
+    return true;
+  }
+
+  /** Accepts a payload token's bytes; false (spoiled, as above) if no valid frame continues this way. */
+  pushBytes(bytes: Uint8Array): boolean {
+    const at = this.tokens++;
+    if (!this.head || this.finished) return false;
+    for (const b of bytes) {
+      const c = this.utf8.push(b);
+      if (c === null) return false;
+      if (c >= 0 && !this.unescape(c, at)) return false;
+    }
+    return true;
+  }
+
+  /**
+   * The text and special token the grammar fixes from here (a source line and the token
+   * after it; a closing token), or null when the model must choose.
+   */
+  forced(): { text: string; special: string } | null {
+    if (!this.head || this.finished || this.held >= 0 || this.utf8.need > 0) return null;
+    const text = this.segment.forced();
+    return text === null ? null : { text, special: this.layout[this.index]![1] };
+  }
+
+  clone(): FrameConstraint {
+    const c = Object.create(FrameConstraint.prototype) as FrameConstraint;
+    Object.assign(c, this);
+    // Every other field is immutable or replaced on change; these two change in place.
+    c.segment = this.segment.clone();
+    c.utf8 = new Utf8State();
+    this.utf8.copyTo(c.utf8);
+    return c;
+  }
+
+  private enter(index: number): void {
+    this.index = index;
+    this.segmentStart = this.tokens;
+    this.segment = this.newSegment(this.layout[index]![0]);
+  }
+
+  private leave(kind: SegmentKind, at: number): void {
+    if (kind === 'loc') {
+      const loc = this.segment as LocSegment;
+      this.line = loc.line;
+      this.bare = loc.bare;
+      this.spans = { ...this.spans, loc: { from: this.segmentStart, to: at } };
+    } else if (kind === 'value') {
+      this.spans = { ...this.spans, value: (this.segment as ValueSegment).span };
+    } else if (kind === 'locals') {
+      this.spans = { ...this.spans, locals: (this.segment as LocalsSegment).entries };
+    }
+  }
+
+  private newSegment(kind: SegmentKind): Segment {
+    const { rules } = this;
+    switch (kind) {
+      case 'none':
+        return new EmptySegment();
+      case 'loc': {
+        const event = this.head!.kind === 'event' ? this.head!.event : 'call';
+        return new LocSegment({ lineCount: rules.lines.length, names: rules.names, bareAllowed: this.bareAllowedFor(event) });
+      }
+      case 'src': {
+        const text = truncateText(rules.lines[this.line! - 1] ?? '', MAX_SOURCE_CHARS);
+        return new SourceSegment(Array.from(text, (ch) => cp(ch)));
+      }
+      case 'locals':
+        return new LocalsSegment(this.bare);
+      case 'value':
+        return new ValueSegment();
+    }
+  }
+
+  /**
+   * Undoes the payload escape on the fly. A `<` and the backslashes after it are held until
+   * the next character says what they are; meanwhile one of their two readings must still
+   * be a valid prefix, so that a held state is never a dead end.
+   */
+  private unescape(c: number, at: number): boolean {
+    if (this.held < 0) {
+      if (c !== LT) return this.segment.push(c, at);
+      this.held = 0;
+      return this.heldViable(at);
+    }
+    const k = this.held;
+    if (c === BACKSLASH) {
+      this.held++;
+      return this.heldViable(at);
+    }
+    this.held = -1;
+    if (c === PIPE) return k > 0 && this.emit(at, LT, ...backslashes(k - 1), PIPE);
+    if (!this.emit(at, LT, ...backslashes(k))) return false;
+    return this.unescape(c, at);
+  }
+
+  private heldViable(at: number): boolean {
+    const k = this.held;
+    const literal = this.segment.clone();
+    if ([LT, ...backslashes(k)].every((c) => literal.push(c, at))) return true;
+    if (k === 0) return false;
+    const escaped = this.segment.clone();
+    return [LT, ...backslashes(k - 1), PIPE].every((c) => escaped.push(c, at));
+  }
+
+  private flushHeld(at: number): boolean {
+    if (this.held < 0) return true;
+    const k = this.held;
+    this.held = -1;
+    return this.emit(at, LT, ...backslashes(k));
+  }
+
+  private emit(at: number, ...cps: number[]): boolean {
+    return cps.every((c) => this.segment.push(c, at));
+  }
+}
+
+function backslashes(k: number): number[] {
+  return new Array<number>(k).fill(BACKSLASH);
+}

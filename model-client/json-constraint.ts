@@ -1,0 +1,283 @@
+/**
+ * Prefix validators for the JSON of the trace language, in the exact form the serializer
+ * writes (JSON.stringify's escapes, Python json.dumps spacing `{"a": "1", "b": "2"}`). Only
+ * that canonical form is accepted: it is what training showed, and it keeps the parsed
+ * state's re-serialization identical to the predicted text.
+ *
+ *   JsonString   one string: raw characters except `"`, `\` and controls; escapes `\" \\ \b
+ *                \f \n \r \t` and `\u00XX` (other controls) or `\uDXXX` (lone surrogates),
+ *                lowercase hex, as JSON.stringify writes them; an optional length cap and a
+ *                rule on the decoded content
+ *   ValueSegment a repr: one JSON string of at most MAX_REPR_CHARS characters
+ *   LocalsSegment an object of repr strings: identifier keys, no duplicates, at most
+ *                MAX_LOCALS entries; the delta marker `"..": ".."` only first and only where
+ *                a delta is allowed; the truncation entry `"…": "+N"` only last
+ */
+import { DELTA_MARKER } from '../grammar/serialize.js';
+import { MAX_LOCALS, MAX_REPR_CHARS, MORE_LOCALS_KEY } from '../grammar/truncate.js';
+import { type Segment, type TokenSpan, cp } from './segment.js';
+
+/** A rule on a string's decoded content: which prefixes can still become valid, which are. */
+export interface ContentRule {
+  prefix(s: string): boolean;
+  complete(s: string): boolean;
+}
+
+const ANY: ContentRule = { prefix: () => true, complete: () => true };
+
+const QUOTE = cp('"');
+const BACKSLASH = cp('\\');
+const SHORT_ESCAPES: ReadonlyMap<number, string> = new Map([
+  [cp('"'), '"'],
+  [cp('\\'), '\\'],
+  [cp('b'), '\b'],
+  [cp('f'), '\f'],
+  [cp('n'), '\n'],
+  [cp('r'), '\r'],
+  [cp('t'), '\t'],
+]);
+const HEX = /^[0-9a-f]$/;
+/** Controls JSON.stringify writes as a short escape, never as \u00XX. */
+const SHORT_ESCAPED_CONTROLS = new Set([0x08, 0x09, 0x0a, 0x0c, 0x0d]);
+
+/** Whether `\u` + `hex` (1 to 4 lowercase digits) can still be, or is, an escape JSON.stringify writes. */
+function unicodeEscapeViable(hex: string): boolean {
+  const scale = 16 ** (4 - hex.length);
+  const lo = parseInt(hex, 16) * scale;
+  const hi = lo + scale - 1;
+  if (hex.length === 4) return (lo < 0x20 && !SHORT_ESCAPED_CONTROLS.has(lo)) || (lo >= 0xd800 && lo <= 0xdfff);
+  return lo < 0x20 || (hi >= 0xd800 && lo <= 0xdfff);
+}
+
+type StringState = 'open' | 'body' | 'escape' | 'hex' | 'closed';
+
+/** One JSON string, from its opening quote to its closing one. */
+export class JsonString {
+  private state: StringState = 'open';
+  private hex = '';
+  /** The decoded content so far. */
+  content = '';
+  private length = 0;
+  /** Tokens that wrote the opening and the closing quote. */
+  span: TokenSpan = { from: -1, to: -1 };
+
+  constructor(
+    private readonly rule: ContentRule = ANY,
+    private readonly maxLength = Infinity,
+  ) {}
+
+  get closed(): boolean {
+    return this.state === 'closed';
+  }
+
+  push(c: number, at: number): boolean {
+    switch (this.state) {
+      case 'open':
+        if (c !== QUOTE) return false;
+        this.span = { from: at, to: at };
+        this.state = 'body';
+        return true;
+      case 'body':
+        if (c === QUOTE) {
+          if (!this.rule.complete(this.content)) return false;
+          this.span = { from: this.span.from, to: at };
+          this.state = 'closed';
+          return true;
+        }
+        if (c === BACKSLASH) {
+          this.state = 'escape';
+          return true;
+        }
+        return c >= 0x20 && this.add(String.fromCodePoint(c));
+      case 'escape': {
+        if (c === cp('u')) {
+          this.state = 'hex';
+          this.hex = '';
+          return true;
+        }
+        const ch = SHORT_ESCAPES.get(c);
+        if (ch === undefined) return false;
+        this.state = 'body';
+        return this.add(ch);
+      }
+      case 'hex': {
+        const digit = String.fromCodePoint(c);
+        if (!HEX.test(digit) || !unicodeEscapeViable(this.hex + digit)) return false;
+        this.hex += digit;
+        if (this.hex.length < 4) return true;
+        this.state = 'body';
+        return this.add(String.fromCharCode(parseInt(this.hex, 16)));
+      }
+      case 'closed':
+        return false;
+    }
+  }
+
+  private add(ch: string): boolean {
+    if (this.length + 1 > this.maxLength || !this.rule.prefix(this.content + ch)) return false;
+    this.content += ch;
+    this.length++;
+    return true;
+  }
+
+  clone(): JsonString {
+    const c = new JsonString(this.rule, this.maxLength);
+    c.state = this.state;
+    c.hex = this.hex;
+    c.content = this.content;
+    c.length = this.length;
+    c.span = this.span;
+    return c;
+  }
+}
+
+/** A return value, an exception or an exit value: one repr string. */
+export class ValueSegment implements Segment {
+  constructor(private readonly string = new JsonString(ANY, MAX_REPR_CHARS)) {}
+
+  get span(): TokenSpan {
+    return this.string.span;
+  }
+
+  push(c: number, at: number): boolean {
+    return this.string.push(c, at);
+  }
+
+  canEnd(): boolean {
+    return this.string.closed;
+  }
+
+  forced(): string | null {
+    return this.string.closed ? '' : null;
+  }
+
+  clone(): ValueSegment {
+    return new ValueSegment(this.string.clone());
+  }
+}
+
+// Python identifiers (PEP 3131, close enough: the tracer's locals are real variable names).
+const IDENTIFIER = /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*$/u;
+const MORE_VALUE = /^\+[1-9][0-9]*$/;
+const MORE_VALUE_PREFIX = /^(\+([1-9][0-9]*)?)?$/;
+
+function keyRule(markerAllowed: boolean): ContentRule {
+  const special = (s: string) => (markerAllowed && DELTA_MARKER.startsWith(s)) || MORE_LOCALS_KEY.startsWith(s);
+  return {
+    prefix: (s) => IDENTIFIER.test(s) || special(s),
+    complete: (s) => IDENTIFIER.test(s) || (markerAllowed && s === DELTA_MARKER) || s === MORE_LOCALS_KEY,
+  };
+}
+const markerValueRule: ContentRule = { prefix: (s) => DELTA_MARKER.startsWith(s), complete: (s) => s === DELTA_MARKER };
+const moreValueRule: ContentRule = { prefix: (s) => MORE_VALUE_PREFIX.test(s), complete: (s) => MORE_VALUE.test(s) };
+
+/** A written local: its name and the tokens that wrote its repr. */
+export interface LocalEntry {
+  key: string;
+  span: TokenSpan;
+}
+
+/**
+ * Where the object stands: before `{`; right after `{` (a key or `}`); after `, ` (a key);
+ * in a key; `: ` half written; in a value; after a value (`,` or `}`); `, ` half written;
+ * closed.
+ */
+type LocalsState = 'start' | 'open' | 'keyNext' | 'key' | 'colon' | 'colonSpace' | 'value' | 'next' | 'comma' | 'closed';
+
+/** A locals object, full or a delta. */
+export class LocalsSegment implements Segment {
+  private state: LocalsState = 'start';
+  private current: JsonString | null = null;
+  private key = '';
+  private keys: readonly string[] = [];
+  private entries_: readonly LocalEntry[] = [];
+
+  constructor(private readonly deltaAllowed: boolean) {}
+
+  /** The written locals (the delta marker left out), with the tokens of each repr. */
+  get entries(): readonly LocalEntry[] {
+    return this.entries_;
+  }
+
+  push(c: number, at: number): boolean {
+    switch (this.state) {
+      case 'start':
+        return this.expect(c, '{', 'open');
+      case 'open':
+        if (c === cp('}')) return this.expect(c, '}', 'closed');
+        return this.startKey(c, at);
+      case 'keyNext':
+        return this.startKey(c, at);
+      case 'key':
+        if (!this.current!.push(c, at)) return false;
+        if (this.current!.closed) {
+          this.key = this.current!.content;
+          if (this.keys.includes(this.key)) return false;
+          this.keys = [...this.keys, this.key];
+          this.state = 'colon';
+        }
+        return true;
+      case 'colon':
+        return this.expect(c, ':', 'colonSpace');
+      case 'colonSpace':
+        if (c !== cp(' ')) return false;
+        this.current = this.valueString();
+        this.state = 'value';
+        return true;
+      case 'value':
+        if (!this.current!.push(c, at)) return false;
+        if (this.current!.closed) {
+          if (this.key !== DELTA_MARKER) this.entries_ = [...this.entries_, { key: this.key, span: this.current!.span }];
+          this.state = 'next';
+        }
+        return true;
+      case 'next':
+        if (c === cp('}')) return this.expect(c, '}', 'closed');
+        // Nothing may follow the truncation entry, and the cap counts real entries.
+        if (this.key === MORE_LOCALS_KEY || this.entries_.length >= MAX_LOCALS) return false;
+        return this.expect(c, ',', 'comma');
+      case 'comma':
+        return this.expect(c, ' ', 'keyNext');
+      case 'closed':
+        return false;
+    }
+  }
+
+  private expect(c: number, ch: string, next: LocalsState): boolean {
+    if (c !== cp(ch)) return false;
+    this.state = next;
+    return true;
+  }
+
+  private startKey(c: number, at: number): boolean {
+    // A fresh string per key carries the key rule: the marker may only be the first key.
+    this.current = new JsonString(keyRule(this.deltaAllowed && this.keys.length === 0));
+    this.state = 'key';
+    return this.current.push(c, at);
+  }
+
+  private valueString(): JsonString {
+    if (this.key === DELTA_MARKER) return new JsonString(markerValueRule);
+    if (this.key === MORE_LOCALS_KEY) return new JsonString(moreValueRule);
+    return new JsonString(ANY, MAX_REPR_CHARS);
+  }
+
+  canEnd(): boolean {
+    return this.state === 'closed';
+  }
+
+  forced(): string | null {
+    return this.state === 'closed' ? '' : null;
+  }
+
+  clone(): LocalsSegment {
+    const c = new LocalsSegment(this.deltaAllowed);
+    c.state = this.state;
+    c.current = this.current?.clone() ?? null;
+    c.key = this.key;
+    // Both lists are replaced, never mutated: sharing them is safe.
+    c.keys = this.keys;
+    c.entries_ = this.entries_;
+    return c;
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The LOC segment of a frame: the whole stack `name:line name:line` (outermost first) or,
+ * where the scope is kept, a bare line number. Line numbers must exist in the program
+ * (1 .. number of lines, no leading zero). Names must be frames the tracer can record: a
+ * function or class defined in the program (a class body runs as a frame of its own), the
+ * module, or one of the code objects Python names in angle brackets.
+ */
+import { type Segment, cp } from './segment.js';
+
+const ANONYMOUS_FRAMES = ['<module>', '<lambda>', '<listcomp>', '<dictcomp>', '<setcomp>', '<genexpr>'];
+const DEFINITION = /^\s*(?:async\s+def|def|class)\s+([^\s(:]+)/u;
+
+/** The names a stack entry may carry, with all their prefixes (for prefix validation). */
+export class FrameNames {
+  readonly names: ReadonlySet<string>;
+  private readonly prefixes: ReadonlySet<string>;
+
+  constructor(names: Iterable<string>) {
+    this.names = new Set(names);
+    const prefixes = new Set<string>();
+    for (const name of this.names) for (let i = 1; i <= name.length; i++) prefixes.add(name.slice(0, i));
+    this.prefixes = prefixes;
+  }
+
+  /** Every def and class of the program (found by their header lines) and the anonymous frames. */
+  static ofProgram(lines: readonly string[]): FrameNames {
+    const names = [...ANONYMOUS_FRAMES];
+    for (const line of lines) {
+      const m = DEFINITION.exec(line);
+      if (m) names.push(m[1]!);
+    }
+    return new FrameNames(names);
+  }
+
+  isPrefix(text: string): boolean {
+    return this.prefixes.has(text);
+  }
+}
+
+export interface LocRules {
+  lineCount: number;
+  names: FrameNames;
+  /** Whether a bare line number (same frame as the state before) may be written. */
+  bareAllowed: boolean;
+}
+
+const DIGIT_0 = cp('0');
+const DIGIT_9 = cp('9');
+
+export class LocSegment implements Segment {
+  private mode: 'start' | 'bare' | 'name' | 'line' = 'start';
+  private name = '';
+  private digits = '';
+
+  constructor(private readonly rules: LocRules) {}
+
+  /** The line of the innermost frame, once one is written. */
+  get line(): number | undefined {
+    return this.digits === '' ? undefined : Number(this.digits);
+  }
+
+  get bare(): boolean {
+    return this.mode === 'bare';
+  }
+
+  push(c: number): boolean {
+    const isDigit = c >= DIGIT_0 && c <= DIGIT_9;
+    switch (this.mode) {
+      case 'start':
+        if (isDigit) {
+          if (!this.rules.bareAllowed) return false;
+          this.mode = 'bare';
+          return this.addDigit(c);
+        }
+        this.mode = 'name';
+        return this.addNameChar(c);
+      case 'bare':
+        return isDigit && this.addDigit(c);
+      case 'name':
+        if (c === cp(':')) {
+          if (!this.rules.names.names.has(this.name)) return false;
+          this.mode = 'line';
+          this.digits = '';
+          return true;
+        }
+        return this.addNameChar(c);
+      case 'line':
+        if (isDigit) return this.addDigit(c);
+        if (c !== cp(' ') || this.digits === '') return false;
+        this.mode = 'name';
+        this.name = '';
+        return true;
+    }
+  }
+
+  private addNameChar(c: number): boolean {
+    const next = this.name + String.fromCodePoint(c);
+    if (!this.rules.names.isPrefix(next)) return false;
+    this.name = next;
+    return true;
+  }
+
+  /** A line number stays in 1 .. lineCount: no leading zero, and appending digits only grows it. */
+  private addDigit(c: number): boolean {
+    const next = this.digits + String.fromCodePoint(c);
+    if (next === '0' || Number(next) > this.rules.lineCount) return false;
+    this.digits = next;
+    return true;
+  }
+
+  canEnd(): boolean {
+    return (this.mode === 'bare' || this.mode === 'line') && this.digits !== '';
+  }
+
+  forced(): string | null {
+    return null;
+  }
+
+  clone(): LocSegment {
+    const c = new LocSegment(this.rules);
+    c.mode = this.mode;
+    c.name = this.name;
+    c.digits = this.digits;
+    return c;
+  }
+}
