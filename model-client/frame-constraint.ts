@@ -17,7 +17,8 @@
  *
  * Which heads may come depends on the action: a forward action leads to a forward event or a
  * forward exit, an inverse one to an inverse event or `<|inv_exit_entry|>`; `continue` only
- * to an exit, a breakpoint only to a line or an exit. A bare line number (and so a locals
+ * to an exit, a breakpoint only to a line or an exit; a run's first frame is a call or an
+ * exit. A bare line number (and so a locals
  * delta) only after a step action that stays in a frame (scope.ts), never for a call.
  *
  * SRC is fixed by the line number: `forced()` hands it out with the token after it, so the
@@ -33,8 +34,8 @@ import { type Segment, type TokenSpan, cp } from './segment.js';
 
 /** What a frame is predicted from. */
 export interface FrameRules {
-  /** The action taken from `prev`; its direction is the frame's. */
-  action: Action;
+  /** The action that leads to the frame (its direction is the frame's); null for a run's first state. */
+  action: Action | null;
   /** The program's source lines (line n is lines[n - 1]). */
   lines: readonly string[];
   names: FrameNames;
@@ -64,7 +65,9 @@ const FORWARD_EVENTS = [TOKENS.callSep, TOKENS.lineSep, TOKENS.returnSep, TOKENS
 const INVERSE_HEADS = [TOKENS.invCallSep, TOKENS.invLineSep, TOKENS.invLineCallSep, TOKENS.invReturnSep, TOKENS.invExceptionSep, TOKENS.invExitEntry];
 const STEP_ACTIONS: ReadonlySet<Action['kind']> = new Set(['step_into', 'step_over', 'inv_step_into', 'inv_step_over']);
 
-function allowedHeads(action: Action): ReadonlySet<string> {
+function allowedHeads(action: Action | null): ReadonlySet<string> {
+  // A run starts with the entry's call, or ends before any (a call that fails to bind).
+  if (!action) return new Set([TOKENS.callSep, ...FORWARD_EXITS]);
   switch (action.kind) {
     case 'continue':
       return new Set(FORWARD_EXITS);
@@ -203,6 +206,14 @@ class Utf8State {
     return --this.need === 0 ? this.acc : -1;
   }
 
+  /** The code points the pending bytes can still become. */
+  range(): [number, number] {
+    const rest = 6 * (this.need - 1);
+    const lo = ((this.acc << 6) | (this.lower & 0x3f)) * 2 ** rest;
+    const hi = ((this.acc << 6) | (this.upper & 0x3f)) * 2 ** rest + (2 ** rest - 1);
+    return [lo, hi];
+  }
+
   copyTo(o: Utf8State): void {
     [o.need, o.acc, o.lower, o.upper] = [this.need, this.acc, this.lower, this.upper];
   }
@@ -232,7 +243,7 @@ export class FrameConstraint {
 
   constructor(private readonly rules: FrameRules) {
     this.heads = allowedHeads(rules.action);
-    const step = STEP_ACTIONS.has(rules.action.kind);
+    const step = rules.action !== null && STEP_ACTIONS.has(rules.action.kind);
     this.bareAllowedFor = (event) => step && event !== 'call';
   }
 
@@ -279,9 +290,25 @@ export class FrameConstraint {
     for (const b of bytes) {
       const c = this.utf8.push(b);
       if (c === null) return false;
-      if (c >= 0 && !this.unescape(c, at)) return false;
+      if (c >= 0 ? !this.unescape(c, at) : !this.pendingViable()) return false;
     }
     return true;
+  }
+
+  /**
+   * Half a character is viable when some character it can still become is: without this, a
+   * token ending in a lead byte where only `"` may come would be a dead end. Checked on a
+   * sample of the possible characters (all of them once the range is small): the segments'
+   * rules are about ASCII or about whole Unicode classes, which a sample does not miss.
+   */
+  private pendingViable(): boolean {
+    const [lo, hi] = this.utf8.range();
+    const base = this.segment.clone();
+    // A held `<` and backslashes are literal text before a non-ASCII character.
+    if (this.held >= 0 && ![LT, ...backslashes(this.held)].every((c) => base.push(c, 0))) return false;
+    const n = hi - lo + 1;
+    const samples = n <= 256 ? Array.from({ length: n }, (_, i) => lo + i) : [...Array.from({ length: 256 }, (_, i) => lo + Math.floor((i * n) / 256)), hi];
+    return samples.some((c) => base.clone().push(c, 0));
   }
 
   /**

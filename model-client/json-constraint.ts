@@ -9,9 +9,10 @@
  *                lowercase hex, as JSON.stringify writes them; an optional length cap and a
  *                rule on the decoded content
  *   ValueSegment a repr: one JSON string of at most MAX_REPR_CHARS characters
- *   LocalsSegment an object of repr strings: identifier keys, no duplicates, at most
- *                MAX_LOCALS entries; the delta marker `"..": ".."` only first and only where
- *                a delta is allowed; the truncation entry `"…": "+N"` only last
+ *   LocalsSegment an object of repr strings: identifier keys (at most MAX_REPR_CHARS long,
+ *                so that a frame stays bounded), no duplicates, at most MAX_LOCALS entries;
+ *                the delta marker `"..": ".."` only first and only where a delta is
+ *                allowed; the truncation entry `"…": "+N"` only last
  */
 import { DELTA_MARKER } from '../grammar/serialize.js';
 import { MAX_LOCALS, MAX_REPR_CHARS, MORE_LOCALS_KEY } from '../grammar/truncate.js';
@@ -37,6 +38,8 @@ const SHORT_ESCAPES: ReadonlyMap<number, string> = new Map([
   [cp('t'), '\t'],
 ]);
 const HEX = /^[0-9a-f]$/;
+/** One character of each kind an escape writes (short escapes, a \u00XX control, a \uDXXX surrogate). */
+const ESCAPED_EXAMPLES = ['"', '\\', '\b', '\f', '\n', '\r', '\t', '\u0000', '\ud800'];
 /** Controls JSON.stringify writes as a short escape, never as \u00XX. */
 const SHORT_ESCAPED_CONTROLS = new Set([0x08, 0x09, 0x0a, 0x0c, 0x0d]);
 
@@ -85,6 +88,8 @@ export class JsonString {
           return true;
         }
         if (c === BACKSLASH) {
+          // Only if some escape can follow: one more character, within the rule.
+          if (this.length >= this.maxLength || !ESCAPED_EXAMPLES.some((ch) => this.rule.prefix(this.content + ch))) return false;
           this.state = 'escape';
           return true;
         }
@@ -251,7 +256,7 @@ export class LocalsSegment implements Segment {
 
   private startKey(c: number, at: number): boolean {
     // A fresh string per key carries the key rule: the marker may only be the first key.
-    this.current = new JsonString(keyRule(this.deltaAllowed && this.keys.length === 0));
+    this.current = new JsonString(keyRule(this.deltaAllowed && this.keys.length === 0), MAX_REPR_CHARS);
     this.state = 'key';
     return this.current.push(c, at);
   }

@@ -159,7 +159,9 @@ export async function loadModelFolder(dir: string, opts: LoadModelFolderOptions 
 
 /** The folder's tokenizer, checked against the config: same vocabulary size, same special-token ids. */
 export async function loadTokenizer(folder: ModelFolder): Promise<TraceTokenizer> {
-  const tokenizer = await TraceTokenizer.load(folder.dir);
+  const tokenizer = await TraceTokenizer.load(folder.dir).catch((err: Error) => {
+    throw new ModelFolderError(folder.dir, `tokenizer.json is not valid: ${err.message.split('\n')[0]}`);
+  });
   const fail = (detail: string) => new ModelFolderError(folder.dir, `tokenizer.json does not match config.json: ${detail}`);
   if (tokenizer.vocabSize !== folder.config.vocab_size) throw fail(`${tokenizer.vocabSize} ids, config says ${folder.config.vocab_size}`);
   const ids = folder.config.ndb?.token_ids ?? {};

@@ -1,19 +1,27 @@
 /**
- * The frame constraint of the model client (no model needed): every frame of real
- * trajectories is accepted as written, and wrong frames are refused at the first wrong
- * character.
+ * The model client's grammar and prompts, no model needed: every frame of real trajectories
+ * is accepted as written, wrong frames are refused at the first wrong character, random
+ * walks over a real token vocabulary never reach a dead end and always parse, and prompts
+ * are written as training wrote trajectories.
  */
-import { describe, expect, it } from 'vitest';
-import { serializeExit, serializeFrame } from '../grammar/serialize.js';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Rng } from '../data-pipeline/rng.js';
+import { TraceTokenizer, trainTokenizer } from '../data-pipeline/tokenizer.js';
+import { sampleTrajectory } from '../data-pipeline/trajectories.js';
+import { parseFrame, parseTrajectory } from '../grammar/parse.js';
+import { serializeContext, serializeExit, serializeFrame, serializeTrajectory } from '../grammar/serialize.js';
 import type { Action, State, Trajectory } from '../grammar/state.js';
 import { TOKEN_PATTERN, TOKENS } from '../grammar/tokens.js';
 import { truncateTrajectory } from '../grammar/truncate.js';
 import { FrameConstraint, type FrameRules } from '../model-client/frame-constraint.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
+import { historyText, windowStarts } from '../model-client/prompt.js';
+import { TokenTable } from '../model-client/token-table.js';
 import { StateTree } from '../state-tree/tree.js';
 import { sourceLines, traceSource } from '../tracer/run-tracer.js';
-import { Rng } from '../data-pipeline/rng.js';
-import { sampleTrajectory } from '../data-pipeline/trajectories.js';
 
 /** Feeds text to a constraint as tokens: each special token alone, payload in random byte chunks. */
 function feed(c: FrameConstraint, text: string, rng: Rng): { ok: boolean; at: number } {
@@ -57,22 +65,42 @@ function* frames(t: Trajectory): Generator<{ text: string; prev: State; action: 
 }
 
 describe('frame constraint', () => {
-  it('accepts every frame of sampled trajectories of real traces, and finishes exactly at the end', async () => {
-    const program = [
-      'class Box:',
-      '    size = 2',
-      'def helper(s):',
-      '    return s.upper() + "<|\\\\|>é😀"',
-      'def main(xs):',
-      '    out = {}',
-      '    for i, x in enumerate(xs):',
-      '        out[x] = helper(x) if i else [n * 2 for n in range(3)]',
-      '    del out[xs[0]]',
-      '    del x',
-      '    return out, Box()',
-    ].join('\n');
-    const trace = await traceSource(program, { entry: 'main', args: `['a<|b', 'ü\\n\\t\\x00', '${'c'.repeat(120)}']` });
-    const tree = new StateTree(trace);
+  // Escapes, unicode, a long repr, a class body, a comprehension, `del`; recursion, caught and uncaught exceptions.
+  const PROGRAMS = [
+    {
+      program: [
+        'class Box:',
+        '    size = 2',
+        'def helper(s):',
+        '    return s.upper() + "<|\\\\|>é😀"',
+        'def main(xs):',
+        '    out = {}',
+        '    for i, x in enumerate(xs):',
+        '        out[x] = helper(x) if i else [n * 2 for n in range(3)]',
+        '    del out[xs[0]]',
+        '    del x',
+        '    return out, Box()',
+      ].join('\n'),
+      entry: 'main',
+      args: `['a<|b', 'ü\\n\\t\\x00', '${'c'.repeat(120)}']`,
+    },
+    {
+      program: [
+        'def fact(n):',
+        '    if n <= 1:',
+        '        raise ValueError(f"bottom {n}")',
+        '    try:',
+        '        return n * fact(n - 1)',
+        '    except ValueError as e:',
+        '        return fact(0) if n == 3 else -1',
+      ].join('\n'),
+      entry: 'fact',
+      args: '4',
+    },
+  ];
+
+  it.each(PROGRAMS)('accepts every frame of sampled trajectories of a real run of $entry, and finishes exactly at the end', async ({ program, entry, args }) => {
+    const tree = new StateTree(await traceSource(program, { entry, args }));
     const rng = new Rng(7);
     let count = 0;
     for (let k = 0; k < 40; k++) {
@@ -151,5 +179,87 @@ describe('frame constraint', () => {
     expect(c.forced()).toEqual({ text: '', special: TOKENS.srcSep });
     expect(c.pushSpecial(TOKENS.srcSep)).toBe(true);
     expect(c.forced()).toEqual({ text: '    b = a + 1  # <\\|x|>', special: TOKENS.actionSep });
+  });
+});
+
+describe('frame constraint over a real token vocabulary', () => {
+  const program = ['def g(word):', '    return word * 2', 'def f(xs, sep="<|>"):', '    out = {}', '    for i, x in enumerate(xs):', "        out[x] = g(x) + sep", '    return out', ''].join('\n');
+  let dir: string;
+  let tokenizer: TraceTokenizer;
+  let table: TokenTable;
+  let tree: StateTree;
+
+  beforeAll(async () => {
+    tree = new StateTree(await traceSource(program, { entry: 'f', args: "['ab', 'ü', '🙂']" }));
+    dir = await mkdtemp(join(tmpdir(), 'ndb-tok-'));
+    const rng = new Rng(2);
+    const docs = Array.from({ length: 40 }, (_, k) => JSON.stringify({ text: serializeTrajectory(truncateTrajectory(sampleTrajectory(tree, k % 2 ? 'inverse' : 'forward', rng, { maxSteps: 20 }))) }));
+    await writeFile(join(dir, 'train.jsonl'), docs.join('\n') + '\n');
+    await trainTokenizer({ files: [join(dir, 'train.jsonl')], out: dir, vocabSize: 700 });
+    tokenizer = await TraceTokenizer.load(dir);
+    table = await TokenTable.load(dir, tokenizer);
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('never leaves a random walk over valid tokens without a next token, and every walk parses', () => {
+    const rng = new Rng(9);
+    const lines = sourceLines(program);
+    const push = (c: FrameConstraint, id: number) => {
+      const special = table.special(id);
+      return special !== undefined ? c.pushSpecial(special) : c.pushBytes(table.bytes(id));
+    };
+    for (let walk = 0; walk < 150; walk++) {
+      const t = sampleTrajectory(tree, walk % 2 ? 'inverse' : 'forward', rng, { maxSteps: 8 });
+      const { state: prev, action } = truncateTrajectory(t).steps[rng.int(0, t.steps.length - 1)]!;
+      let c = new FrameConstraint({ action, lines, names: FrameNames.ofProgram(lines) });
+      const ids: number[] = [];
+      while (!c.done) {
+        expect(ids.length, tokenizer.decode(ids)).toBeLessThan(4000);
+        const forced = c.forced();
+        if (forced) {
+          for (const id of [...tokenizer.encode(forced.text), tokenizer.tokenId(forced.special)]) {
+            expect(push(c, id)).toBe(true);
+            ids.push(id);
+          }
+          continue;
+        }
+        // Random tokens until one fits (special tokens first half of the time, so walks end).
+        const order = rng.chance(0.5) ? [...Array(table.size).keys()].filter((id) => table.special(id) !== undefined) : [];
+        for (let i = 0; i < 40; i++) order.push(rng.int(0, table.size - 1));
+        order.push(...rng.shuffle([...Array(table.size).keys()]));
+        const next = order.find((id) => push(c.clone(), id));
+        expect(next, `dead end after ${JSON.stringify(tokenizer.decode(ids))}`).toBeDefined();
+        const advanced = c.clone();
+        push(advanced, next!);
+        c = advanced;
+        ids.push(next!);
+      }
+      const text = tokenizer.decode(ids);
+      if (c.frameHead!.kind === 'exit') {
+        expect(parseTrajectory(`${TOKENS.beginOfText}${TOKENS.traceContextStart}${TOKENS.frameSep}${text}${TOKENS.endOfText}`).exit).not.toBeNull();
+      } else {
+        expect(() => parseFrame(text.slice(0, -TOKENS.actionSep.length), prev, action), text).not.toThrow();
+      }
+    }
+  });
+});
+
+describe('prompt window', () => {
+  const state: State = { event: 'line', line: 1, source: 'x = 1', stack: [{ function: '<module>', line: 1 }], locals: {} };
+  const steps = (kinds: Action['kind'][]) => kinds.map((kind) => ({ state, action: { kind } as Action }));
+
+  it('holds the run since the last change of direction, and moves by half windows', () => {
+    expect(windowStarts(steps(['step_into', 'step_over', 'inv_step_into', 'inv_step_over']))).toEqual([2, 3]);
+    expect(windowStarts(steps(['inv_step_into', 'step_into']))).toEqual([1]);
+    const long = (n: number) => steps(new Array<Action['kind']>(n).fill('step_into'));
+    expect(windowStarts(long(10), 6)[0]).toBe(6); // 10 steps, windows of 6 moving by 3: starts at 0, 3, 6
+    expect(windowStarts(long(9), 6)[0]).toBe(3);
+    expect(windowStarts(long(6), 6)).toEqual([0, 3, 4, 5]);
+  });
+
+  it('is the trajectory as training wrote it', () => {
+    const program = 'x = 1\ny = 2\n';
+    const s = steps(['step_into', 'step_into']);
+    expect(serializeContext(program) + historyText(program, s)).toBe(serializeTrajectory({ direction: 'forward', program, steps: s, exit: null }));
   });
 });

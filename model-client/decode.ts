@@ -1,0 +1,278 @@
+/**
+ * Decoding one frame of the trace language under the grammar (frame-constraint.ts).
+ *
+ * At each step the model's logits rank the tokens; the chosen token is the first in that
+ * order that keeps the frame a valid prefix (greedy), or a draw among the valid tokens of the
+ * top-p set at the given temperature (sampling; when none of the set is valid, the most
+ * likely valid token). Where the grammar fixes what comes next (the source line once its
+ * number is written, the separator after a closed locals object), those tokens are appended
+ * without asking the model and fed to it in the same forward pass as the token before them.
+ *
+ * n samples decode together: the prompt's cache is expanded to n rows, and every pass feeds
+ * each unfinished row the same number of tokens (the fewest any row has waiting, so a row
+ * with a forced run takes a few passes to feed it), finished rows a pad token. Each row has
+ * its own seeded random stream, so a sample does not depend on how many others ran beside it.
+ *
+ * Every token's log-probability under the model (temperature 1, before the grammar's mask) is
+ * kept for confidences (confidence.ts); forced tokens count as certain (0).
+ */
+import type { TraceTokenizer } from '../data-pipeline/tokenizer.js';
+import { Rng } from '../data-pipeline/rng.js';
+import { FrameConstraint, type FrameRules, type FrameSpans, type Head } from './frame-constraint.js';
+import type { KvCache } from './kv-cache.js';
+import type { ModelSession } from './session.js';
+import type { TokenTable } from './token-table.js';
+
+export interface SamplingOptions {
+  /** 0 (default) decodes greedily. */
+  temperature?: number;
+  /** The nucleus: the most likely tokens whose probabilities add up to this (default 0.95). */
+  topP?: number;
+  /** Seed of the random streams (default 0): equal seeds give equal samples. */
+  seed?: number;
+  /** The most tokens one frame may take, forced ones included (default 512). */
+  maxNewTokens?: number;
+}
+
+/** Where decoding starts: the prompt's cache (one row) and the logits after its last token. */
+export interface PromptState {
+  cache: KvCache;
+  logits: Float32Array;
+}
+
+export interface DecodeContext {
+  session: ModelSession;
+  tokenizer: TraceTokenizer;
+  table: TokenTable;
+}
+
+export interface DecodedFrame {
+  ids: number[];
+  /** The frame's text, from its head to `<|action_sep|>` or `<|trace_end|>`. */
+  text: string;
+  /** Per token: its log-probability under the model; 0 for forced tokens. */
+  logprobs: number[];
+  forced: boolean[];
+  head: Head;
+  spans: FrameSpans;
+}
+
+/** A frame that did not end within its token budget (a model that rambles, or a context too short). */
+export class FrameBudgetError extends Error {
+  constructor(maxNewTokens: number, text: string) {
+    super(`no complete frame within ${maxNewTokens} new tokens (the model wrote ${JSON.stringify(text.slice(0, 120))}…)`);
+    this.name = 'FrameBudgetError';
+  }
+}
+
+export type DecodeOutcome = { ok: true; frame: DecodedFrame } | { ok: false; error: Error };
+
+interface Row {
+  constraint: FrameConstraint;
+  rng: Rng;
+  ids: number[];
+  logprobs: number[];
+  forced: boolean[];
+  /** Tokens written but not yet fed to the model. */
+  pending: number[];
+  /** Logits for the next choice, once everything written has been fed. */
+  logits: Float32Array | null;
+  done: boolean;
+  error?: Error;
+}
+
+const DEFAULTS = { temperature: 0, topP: 0.95, seed: 0, maxNewTokens: 512 };
+
+/**
+ * `samples` frames after a prompt, each valid by the grammar; a failed sample reports its
+ * error. `prefix`: the frame's first tokens, given (already part of the prompt).
+ */
+export async function decodeFrames(
+  ctx: DecodeContext,
+  prompt: PromptState,
+  rules: FrameRules,
+  samples: number,
+  options: SamplingOptions = {},
+  prefix: readonly number[] = [],
+): Promise<DecodeOutcome[]> {
+  const opts = { ...DEFAULTS, ...options };
+  const { session } = ctx;
+  const base = new Rng(opts.seed);
+  const rows: Row[] = Array.from({ length: samples }, (_, i) => {
+    const constraint = new FrameConstraint(rules);
+    for (const id of prefix) {
+      if (!accept(constraint, ctx.table, id)) throw new Error(`the given start of the frame is not valid: ${JSON.stringify(ctx.tokenizer.decode([...prefix]))}`);
+    }
+    return {
+      constraint,
+      rng: base.fork(i),
+      ids: [...prefix],
+      logprobs: prefix.map(() => 0),
+      forced: prefix.map(() => true),
+      pending: [],
+      logits: prompt.logits,
+      done: false,
+    };
+  });
+  let cache = prompt.cache.expand(samples);
+  const active = () => rows.filter((r) => !r.done && !r.error);
+
+  while (active().length > 0) {
+    for (const row of active()) {
+      const logits = row.logits;
+      if (!logits) continue; // still feeding what it wrote
+      const id = chooseToken(ctx.table, row, logits, opts);
+      // The grammar accepts only prefixes of valid frames, so some token always fits.
+      if (id === undefined) throw new Error(`internal: the frame grammar left no valid token after ${JSON.stringify(ctx.tokenizer.decode(row.ids))}`);
+      row.logits = null;
+      write(row, id, logProbability(logits, id), false);
+      writeForced(ctx, row);
+      if (!row.done && row.ids.length >= opts.maxNewTokens) row.error = new FrameBudgetError(opts.maxNewTokens, ctx.tokenizer.decode(row.ids));
+    }
+    const feeding = active();
+    if (feeding.length === 0) break;
+    const width = Math.min(...feeding.map((r) => r.pending.length));
+    const inputs = rows.map((r) => (feeding.includes(r) ? r.pending.splice(0, width) : new Array<number>(width).fill(session.padId)));
+    let result;
+    try {
+      result = await session.forward(inputs, cache);
+    } catch (err) {
+      for (const r of feeding) r.error = err as Error;
+      break;
+    }
+    cache = result.cache;
+    rows.forEach((r, i) => {
+      if (feeding.includes(r) && r.pending.length === 0) r.logits = result.logits.last(i);
+    });
+  }
+
+  return rows.map((row) => {
+    if (row.error) return { ok: false, error: row.error };
+    return {
+      ok: true,
+      frame: {
+        ids: row.ids,
+        text: ctx.tokenizer.decode(row.ids),
+        logprobs: row.logprobs,
+        forced: row.forced,
+        head: row.constraint.frameHead!,
+        spans: row.constraint.frameSpans,
+      },
+    };
+  });
+}
+
+function write(row: Row, id: number, logprob: number, forced: boolean): void {
+  row.ids.push(id);
+  row.logprobs.push(logprob);
+  row.forced.push(forced);
+  if (row.constraint.done) row.done = true;
+  else row.pending.push(id);
+}
+
+/** Appends what the grammar fixes from here (the constraint has already accepted the last token). */
+function writeForced(ctx: DecodeContext, row: Row): void {
+  for (let f = row.constraint.forced(); f && !row.done; f = row.constraint.forced()) {
+    for (const id of [...ctx.tokenizer.encode(f.text), ctx.tokenizer.tokenId(f.special)]) {
+      if (!accept(row.constraint, ctx.table, id)) throw new Error(`internal: the grammar forced ${JSON.stringify(f.text)} ${f.special} but refused it`);
+      write(row, id, 0, true);
+    }
+  }
+}
+
+function accept(constraint: FrameConstraint, table: TokenTable, id: number): boolean {
+  const special = table.special(id);
+  return special !== undefined ? constraint.pushSpecial(special) : constraint.pushBytes(table.bytes(id));
+}
+
+/** Whether `id` may come next; if so the row's constraint moves on past it. */
+function tryToken(row: Row, table: TokenTable, id: number): boolean {
+  const next = row.constraint.clone();
+  if (!accept(next, table, id)) return false;
+  row.constraint = next;
+  return true;
+}
+
+function chooseToken(table: TokenTable, row: Row, logits: Float32Array, opts: typeof DEFAULTS): number | undefined {
+  if (opts.temperature <= 0) {
+    const best = argmax(logits);
+    if (tryToken(row, table, best)) return best;
+    for (const id of byLogit(logits)) if (tryToken(row, table, id)) return id;
+  } else {
+    const order = byLogit(logits);
+    const max = logits[order[0]!]!;
+    let total = 0;
+    for (let i = 0; i < logits.length; i++) total += Math.exp((logits[i]! - max) / opts.temperature);
+    // The top-p set at this temperature.
+    const nucleus: number[] = [];
+    const weights: number[] = [];
+    let mass = 0;
+    for (const id of order) {
+      if (mass >= opts.topP) break;
+      const weight = Math.exp((logits[id]! - max) / opts.temperature);
+      nucleus.push(id);
+      weights.push(weight);
+      mass += weight / total;
+    }
+    // A draw from the set with its invalid members masked out: draw, and if the token does
+    // not fit, take it out and draw again (checking only what is drawn, not the whole set).
+    for (let k = draw(weights, row.rng.next()); k >= 0; k = draw(weights, row.rng.next())) {
+      if (tryToken(row, table, nucleus[k]!)) return nucleus[k]!;
+      weights[k] = 0;
+    }
+    // None of the set fits: the most likely token that does.
+    for (const id of order) if (tryToken(row, table, id)) return id;
+  }
+  return undefined;
+}
+
+/** An index drawn with probability proportional to its weight (u uniform in [0, 1)); -1 when all are 0. */
+function draw(weights: readonly number[], u: number): number {
+  let r = u * weights.reduce((a, b) => a + b, 0);
+  let last = -1;
+  for (let k = 0; k < weights.length; k++) {
+    if (weights[k]! <= 0) continue;
+    last = k;
+    if ((r -= weights[k]!) < 0) return k;
+  }
+  return last; // rounding left r a hair above 0: the last candidate
+}
+
+function argmax(logits: Float32Array): number {
+  let best = 0;
+  for (let i = 1; i < logits.length; i++) if (logits[i]! > logits[best]!) best = i;
+  return best;
+}
+
+/** Token ids, most likely first. */
+function byLogit(logits: Float32Array): Uint32Array {
+  const order = new Uint32Array(logits.length);
+  for (let i = 0; i < order.length; i++) order[i] = i;
+  return order.sort((a, b) => logits[b]! - logits[a]!);
+}
+
+/** log softmax(logits)[id], at temperature 1. */
+function logProbability(logits: Float32Array, id: number): number {
+  let max = -Infinity;
+  for (const l of logits) if (l > max) max = l;
+  let sum = 0;
+  for (const l of logits) sum += Math.exp(l - max);
+  return logits[id]! - max - Math.log(sum);
+}
+
+/**
+ * Plain greedy continuation, no grammar: what PyTorch's generate_greedy does (training/model.py),
+ * for checking the ONNX export token for token. Stops after a stop id, after `maxNewTokens`,
+ * or when the next input would sit past the context.
+ */
+export async function generateGreedy(session: ModelSession, prompt: readonly number[], maxNewTokens: number, stopIds: readonly number[]): Promise<number[]> {
+  let { logits, cache } = await session.prefill(prompt);
+  const out: number[] = [];
+  for (let i = 0; i < maxNewTokens; i++) {
+    const token = argmax(logits.last(0));
+    out.push(token);
+    if (stopIds.includes(token) || prompt.length + out.length - 1 >= session.maxPositions) break;
+    ({ logits, cache } = await session.decodeStep([token], cache));
+  }
+  return out;
+}

@@ -1,0 +1,212 @@
+/**
+ * The neural debugger's predictor: the model reads the program and the states so far and
+ * writes the next frame under the grammar (decode.ts), which is then parsed into a state.
+ *
+ * Per session, the program's tokens are encoded and run through the model once (start);
+ * every prediction after that runs only the prompt tokens its cache does not hold yet
+ * (prefix-cache.ts), and all samples of one prediction decode together from that cache.
+ * With several samples, the frames vote: the winner is the frame most samples wrote
+ * (compared as canonical text, so two spellings of one state count as one), ties going to
+ * the likelier sample; its confidences are that sample's.
+ */
+import type { TraceTokenizer } from '../data-pipeline/tokenizer.js';
+import { parseFrame, parseTrajectory } from '../grammar/parse.js';
+import { serializeContext, serializeExit, serializeFrame } from '../grammar/serialize.js';
+import type { Action, Exit, State } from '../grammar/state.js';
+import { TOKENS } from '../grammar/tokens.js';
+import { sourceLines } from '../tracer/run-tracer.js';
+import { CERTAIN_EXIT, CERTAIN_STATE, exitConfidence, stateConfidence } from './confidence.js';
+import { type DecodedFrame, decodeFrames, type SamplingOptions } from './decode.js';
+import { type Entry, entryStart } from './entry-state.js';
+import type { FrameRules } from './frame-constraint.js';
+import { FrameNames } from './loc-constraint.js';
+import { type LoadModelFolderOptions, loadModelFolder, loadTokenizer } from './model-folder.js';
+import { PrefixCache } from './prefix-cache.js';
+import { DEFAULT_MAX_PROMPT_STEPS, historyText, windowStarts } from './prompt.js';
+import { type HistoryEntry, historySteps, type PredictOptions, type Prediction, type Predictor } from './predictor.js';
+import { ContextOverflowError, ModelSession, type SessionOptions } from './session.js';
+import { TokenTable } from './token-table.js';
+
+export interface NeuralPredictorOptions extends LoadModelFolderOptions, SessionOptions {
+  /** Most tokens one frame may take (default 512). */
+  maxNewTokens?: number;
+  /**
+   * Context kept free after the prompt for the frame (default 256, at most maxNewTokens):
+   * when the history is longer, its oldest steps give way.
+   */
+  frameReserve?: number;
+  /** Nucleus for sampling (default 0.95). */
+  topP?: number;
+  /** Seed of the samples (default 0). */
+  seed?: number;
+  /** Most states a prompt holds (default 47: training's trajectories hold 48). */
+  maxPromptSteps?: number;
+}
+
+interface Program {
+  text: string;
+  lines: string[];
+  names: FrameNames;
+  contextIds: number[];
+}
+
+const DEFAULT_MAX_NEW_TOKENS = 512;
+const DEFAULT_FRAME_RESERVE = 256;
+
+/** One frame to decode: the prompt (ending with the frame's given start, if any) and what the frame follows. */
+interface DecodeRequest {
+  ids: number[];
+  rules: FrameRules;
+  /** The state the action is taken from (none for a run's first state). */
+  prev?: State;
+  /** The frame's first tokens, from the user's input (the end of `ids`). */
+  given: number[];
+  started: number;
+  /** Prompt tokens already run for this prediction (the program, at start). */
+  prefilled: number;
+}
+
+interface Parsed {
+  frame: DecodedFrame;
+  prediction: Prediction;
+  /** Canonical text, the vote's key. */
+  key: string;
+  logprob: number;
+}
+
+export class NeuralPredictor implements Predictor {
+  private program: Program | null = null;
+  private readonly prefix: PrefixCache;
+
+  private constructor(
+    readonly session: ModelSession,
+    readonly tokenizer: TraceTokenizer,
+    private readonly table: TokenTable,
+    private readonly opts: NeuralPredictorOptions,
+  ) {
+    this.prefix = new PrefixCache(session);
+  }
+
+  /** Loads and checks a model folder (model-folder.ts) and opens the model. */
+  static async load(dir: string, opts: NeuralPredictorOptions = {}): Promise<NeuralPredictor> {
+    const folder = await loadModelFolder(dir, opts);
+    const tokenizer = await loadTokenizer(folder);
+    const table = await TokenTable.load(folder.dir, tokenizer);
+    const session = await ModelSession.open(folder, opts);
+    return new NeuralPredictor(session, tokenizer, table, opts);
+  }
+
+  async start(program: string, entry: Entry | null): Promise<Prediction> {
+    const started = performance.now();
+    const lines = sourceLines(program);
+    const contextIds = this.tokenizer.encode(serializeContext(program));
+    if (contextIds.length + this.frameReserve() > this.session.maxPositions) {
+      throw new ContextOverflowError(contextIds.length + this.frameReserve(), this.session.maxPositions);
+    }
+    this.program = { text: program, lines, names: FrameNames.ofProgram(lines), contextIds };
+    // The program's tokens run now, once for the whole session (while Python binds the arguments).
+    const [context, start] = await Promise.all([this.prefix.prompt(contextIds), entryStart(program, entry)]);
+    if (start.kind === 'known') {
+      const { state } = start;
+      return { kind: 'state', origin: 'input', direction: 'forward', state, text: '', confidence: CERTAIN_STATE(Object.keys(state.locals), false) };
+    }
+    if (start.kind === 'exit') return { kind: 'exit', origin: 'input', exit: start.exit, text: '', confidence: CERTAIN_EXIT(true) };
+    // What the input leaves open, the model writes: after the known start of the frame, if any.
+    const given = start.kind === 'partial' ? this.tokenizer.encode(start.prefix) : [];
+    return this.decode(
+      { ids: [...contextIds, this.tokenizer.tokenId(TOKENS.frameSep), ...given], rules: { action: null, lines, names: this.program.names }, given, started, prefilled: context.prefilled },
+      {},
+    );
+  }
+
+  async predict(history: readonly HistoryEntry[], action: Action, opts: PredictOptions = {}): Promise<Prediction> {
+    const program = this.program;
+    if (!program) throw new Error('predict before start: the predictor has no program');
+    const started = performance.now();
+    const steps = historySteps(history, action);
+    // The longest window of the history whose prompt leaves room for the frame.
+    let ids: number[] | undefined;
+    for (const start of windowStarts(steps, this.opts.maxPromptSteps ?? DEFAULT_MAX_PROMPT_STEPS)) {
+      const candidate = [...program.contextIds, ...this.tokenizer.encode(historyText(program.text, steps.slice(start)))];
+      if (candidate.length + this.frameReserve() <= this.session.maxPositions) {
+        ids = candidate;
+        break;
+      }
+    }
+    if (!ids) throw new ContextOverflowError(program.contextIds.length + this.frameReserve(), this.session.maxPositions);
+    const rules: FrameRules = { action, lines: program.lines, names: program.names };
+    return this.decode({ ids, rules, prev: steps[steps.length - 1]!.state, given: [], started, prefilled: 0 }, opts);
+  }
+
+  private maxNewTokens(): number {
+    return this.opts.maxNewTokens ?? DEFAULT_MAX_NEW_TOKENS;
+  }
+
+  /** Context kept free after the prompt for the frame (older history gives way to it). */
+  private frameReserve(): number {
+    return Math.min(this.opts.frameReserve ?? DEFAULT_FRAME_RESERVE, this.maxNewTokens());
+  }
+
+  private async decode(req: DecodeRequest, opts: PredictOptions): Promise<Prediction> {
+    const samples = Math.max(1, Math.floor(opts.samples ?? 1));
+    const sampling: SamplingOptions = {
+      temperature: opts.temperature ?? (samples > 1 ? 1 : 0),
+      topP: this.opts.topP ?? 0.95,
+      seed: this.opts.seed ?? 0,
+      // A frame may use the rest of the context, up to the cap.
+      maxNewTokens: Math.min(this.maxNewTokens(), this.session.maxPositions - req.ids.length + req.given.length),
+    };
+    const prompt = await this.prefix.prompt(req.ids);
+    const ctx = { session: this.session, tokenizer: this.tokenizer, table: this.table };
+    const outcomes = await decodeFrames(ctx, prompt, req.rules, samples, sampling, req.given);
+
+    const parsed: Parsed[] = [];
+    for (const o of outcomes) if (o.ok) parsed.push(this.parse(o.frame, req.prev, req.rules.action));
+    if (parsed.length === 0) throw (outcomes[0] as { error: Error }).error;
+
+    // The vote: most samples, then the likelier frame.
+    const groups = new Map<string, Parsed[]>();
+    for (const p of parsed) groups.set(p.key, [...(groups.get(p.key) ?? []), p]);
+    const best = (g: Parsed[]) => g.reduce((a, b) => (b.logprob > a.logprob ? b : a));
+    const [winner] = [...groups.values()].sort((a, b) => b.length - a.length || best(b).logprob - best(a).logprob);
+    const chosen = best(winner!);
+    const forced = chosen.frame.forced.filter(Boolean).length;
+    return {
+      ...chosen.prediction,
+      ...(samples > 1 ? { vote: { samples, valid: parsed.length, agreement: winner!.length / parsed.length, distinct: groups.size } } : {}),
+      stats: {
+        promptTokens: req.ids.length,
+        prefilledTokens: req.prefilled + prompt.prefilled,
+        sampledTokens: chosen.frame.ids.length - forced,
+        forcedTokens: forced,
+        milliseconds: performance.now() - req.started,
+      },
+    };
+  }
+
+  /** The decoded frame as a state or an exit. The grammar guarantees it parses; if not, that is a bug worth a loud error. */
+  private parse(frame: DecodedFrame, prev: State | undefined, action: Action | null): Parsed {
+    const logprob = frame.logprobs.reduce((a, b) => a + b, 0);
+    if (frame.head.kind === 'exit') {
+      const exit = parseExit(frame.text);
+      const prediction: Prediction = { kind: 'exit', origin: 'model', exit, text: frame.text, confidence: exitConfidence(frame) };
+      return { frame, prediction, key: serializeExit(exit), logprob };
+    }
+    const body = frame.text.slice(0, frame.text.length - TOKENS.actionSep.length);
+    const { direction, state } = parseFrame(body, prev, action ?? undefined);
+    const key = serializeFrame(direction, state, prev, action ?? undefined);
+    const prediction: Prediction = { kind: 'state', origin: 'model', direction, state, text: frame.text, confidence: stateConfidence(frame) };
+    return { frame, prediction, key, logprob };
+  }
+
+  release(): Promise<void> {
+    return this.session.release();
+  }
+}
+
+/** An exit frame (`<|exit_normal|><|arg_sep|>"1"<|trace_end|>` ...), read by the grammar's own parser. */
+function parseExit(text: string): Exit {
+  const t = parseTrajectory(TOKENS.beginOfText + TOKENS.traceContextStart + TOKENS.frameSep + text + TOKENS.endOfText);
+  if (!t.exit) throw new Error(`internal: not an exit frame: ${text}`);
+  return t.exit;
+}

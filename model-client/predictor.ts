@@ -1,0 +1,100 @@
+/**
+ * What a debugger asks of a predictor: the first state of a run, then, given the states
+ * visited and an action, the next state or the end of the run.
+ *
+ * Implementations: NeuralPredictor (the model; what ndb debugs with) and TracerPredictor
+ * (the real tracer; ground truth for tests, evaluation and the opt-in verify mode only).
+ */
+import type { Action, Direction, Exit, State } from '../grammar/state.js';
+import type { ExitConfidence, StateConfidence } from './confidence.js';
+import type { Entry } from './entry-state.js';
+
+/**
+ * Where a prediction comes from: the model, the user's input (the entry's call state, see
+ * entry-state.ts), or the real tracer (TracerPredictor).
+ */
+export type Origin = 'model' | 'input' | 'tracer';
+
+/** With n samples: how the vote went. */
+export interface Vote {
+  /** Samples decoded. */
+  samples: number;
+  /** Samples that gave a complete frame (the others ran out of tokens). */
+  valid: number;
+  /** Share of the valid samples that gave the winning frame, 0..1. */
+  agreement: number;
+  /** Distinct frames among the valid samples. */
+  distinct: number;
+}
+
+export interface PredictionStats {
+  /** Tokens of the prompt (program and history). */
+  promptTokens: number;
+  /** Prompt tokens run through the model for this prediction (the rest came from the cache). */
+  prefilledTokens: number;
+  /** Tokens of the chosen frame, chosen by the model. */
+  sampledTokens: number;
+  /** Tokens of the chosen frame that the grammar fixed (source lines, separators). */
+  forcedTokens: number;
+  milliseconds: number;
+}
+
+interface PredictionBase {
+  origin: Origin;
+  /** The frame as predicted, in the trace language (empty for the user's input and the tracer). */
+  text: string;
+  vote?: Vote;
+  stats?: PredictionStats;
+}
+
+export interface PredictedState extends PredictionBase {
+  kind: 'state';
+  direction: Direction;
+  state: State;
+  confidence: StateConfidence;
+}
+
+export interface ExitPrediction extends PredictionBase {
+  kind: 'exit';
+  exit: Exit;
+  confidence: ExitConfidence;
+}
+
+export type Prediction = PredictedState | ExitPrediction;
+
+/** A visited state and the action taken from it (the current state's action may be left out). */
+export interface HistoryEntry {
+  state: State;
+  action?: Action;
+}
+
+export interface PredictOptions {
+  /** Frames to decode and vote on (default 1). */
+  samples?: number;
+  /** Sampling temperature; default 0 (greedy) for one sample, 1 for several. */
+  temperature?: number;
+}
+
+export interface Predictor {
+  /** Starts a run of `program` at `entry` (a function and its literal arguments), or at the module's top level. */
+  start(program: string, entry: Entry | null): Promise<Prediction>;
+  /**
+   * The state `action` leads to from the last state of `history` (the states visited so
+   * far, oldest first, each with the action taken from it; the last one's action, if
+   * given, must be `action`).
+   */
+  predict(history: readonly HistoryEntry[], action: Action, opts?: PredictOptions): Promise<Prediction>;
+}
+
+/** History and action as complete steps; checks that every earlier state has its action. */
+export function historySteps(history: readonly HistoryEntry[], action: Action): { state: State; action: Action }[] {
+  if (history.length === 0) throw new Error('predict needs at least the current state (call start first)');
+  return history.map((h, i) => {
+    const last = i === history.length - 1;
+    if (!last && !h.action) throw new Error(`history entry ${i} has no action`);
+    if (last && h.action && JSON.stringify(h.action) !== JSON.stringify(action)) {
+      throw new Error(`the current state's action (${h.action.kind}) is not the action to predict (${action.kind})`);
+    }
+    return { state: h.state, action: last ? action : h.action! };
+  });
+}

@@ -1,0 +1,35 @@
+/**
+ * The model's state after the last prompt, reused for the next one: a debugging session's
+ * prompts share the program and most of the history, so each prompt only runs the tokens
+ * after the longest prefix it shares with the one before (the new step after a step
+ * forward; nothing new after a step back or an edit, only a rollback of the cache).
+ */
+import type { PromptState } from './decode.js';
+import type { KvCache } from './kv-cache.js';
+import type { ModelSession } from './session.js';
+
+export interface PrefilledPrompt extends PromptState {
+  /** Tokens run through the model for this prompt (the rest came from the cache). */
+  prefilled: number;
+}
+
+export class PrefixCache {
+  private ids: readonly number[] = [];
+  private cache: KvCache | null = null;
+
+  constructor(private readonly session: ModelSession) {}
+
+  /** The cache and next-token logits after exactly `ids`. */
+  async prompt(ids: readonly number[]): Promise<PrefilledPrompt> {
+    if (ids.length === 0) throw new Error('an empty prompt');
+    let common = 0;
+    while (common < ids.length && common < this.ids.length && ids[common] === this.ids[common]) common++;
+    // The logits after the last token are not kept: that token runs again, even when all is cached.
+    const keep = Math.min(common, ids.length - 1);
+    const past = this.cache ? this.cache.truncate(keep) : this.session.emptyCache();
+    const { logits, cache } = await this.session.prefill(ids.slice(keep), past);
+    this.ids = [...ids];
+    this.cache = cache;
+    return { cache, logits: logits.last(0), prefilled: ids.length - keep };
+  }
+}

@@ -1,0 +1,335 @@
+/**
+ * The model client: model folder checks, the ONNX session and its cache, constrained
+ * decoding and the predictors.
+ *
+ * The tests that run the model use the model folder at models/default (or $NDB_TEST_MODEL);
+ * without one they are skipped, saying so. Everything else runs everywhere: a model folder
+ * made up here for the manifest checks, a one-node ONNX graph for the CUDA fallback, the
+ * real tracer for the entry state and the ground-truth predictor.
+ */
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Rng } from '../data-pipeline/rng.js';
+import { sampleTrajectory } from '../data-pipeline/trajectories.js';
+import { parseFrame } from '../grammar/parse.js';
+import { serializeTrajectory } from '../grammar/serialize.js';
+import type { Action } from '../grammar/state.js';
+import { TOKENS } from '../grammar/tokens.js';
+import { truncateTrajectory } from '../grammar/truncate.js';
+import { decodeFrames, FrameBudgetError, generateGreedy } from '../model-client/decode.js';
+import { EntryError, entryStart } from '../model-client/entry-state.js';
+import { FrameNames } from '../model-client/loc-constraint.js';
+import { loadModelFolder, loadTokenizer } from '../model-client/model-folder.js';
+import { NeuralPredictor } from '../model-client/neural-predictor.js';
+import { PrefixCache } from '../model-client/prefix-cache.js';
+import type { HistoryEntry } from '../model-client/predictor.js';
+import { createInferenceSession, ModelSession } from '../model-client/session.js';
+import { TokenTable } from '../model-client/token-table.js';
+import { OffTraceError, TracerPredictor } from '../model-client/tracer-predictor.js';
+import { StateTree } from '../state-tree/tree.js';
+import { sourceLines, traceSource } from '../tracer/run-tracer.js';
+
+const MODEL_DIR = process.env.NDB_TEST_MODEL ?? 'models/default';
+const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
+if (!HAS_MODEL) console.warn(`model-client tests that run the model are skipped: no model folder at ${MODEL_DIR} (set NDB_TEST_MODEL to one written by training/export_onnx.py)`);
+
+const COUNT = ['def is_match(c, t):', '    return c == t', '', '', 'def count(s, t):', '    n = 0', '    for c in s:', '        if is_match(c, t):', '            n += 1', '    return n', ''].join('\n');
+
+const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
+
+describe('model folder', () => {
+  let dir: string;
+  const config = { vocab_size: 40, hidden_size: 8, num_hidden_layers: 1, num_attention_heads: 2, max_position_embeddings: 16, bos_token_id: 0, eos_token_id: 1, pad_token_id: 2 };
+
+  /** A folder with the files a model folder has (contents that only the manifest checks). */
+  async function makeFolder(files: Record<string, string>): Promise<string> {
+    const d = await mkdtemp(join(tmpdir(), 'ndb-model-'));
+    await mkdir(join(d, 'onnx'));
+    const manifest: Record<string, { sha256: string; size: number }> = {};
+    for (const [name, text] of Object.entries(files)) {
+      await writeFile(join(d, name), text);
+      manifest[name] = { sha256: sha256(text), size: Buffer.byteLength(text) };
+    }
+    await writeFile(join(d, 'manifest.json'), JSON.stringify({ files: manifest }));
+    return d;
+  }
+
+  beforeAll(async () => {
+    dir = await makeFolder({ 'config.json': JSON.stringify(config), 'tokenizer.json': '{}', 'onnx/model.onnx': 'weights'.repeat(100), 'onnx/model_int8.onnx': 'int8' });
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('loads a complete folder and chooses the fp32 or the int8 file', async () => {
+    const fp32 = await loadModelFolder(dir);
+    expect(fp32.onnxPath).toBe(join(dir, 'onnx/model.onnx'));
+    expect(fp32.kvShape).toEqual({ layers: 1, heads: 2, headDim: 4 });
+    expect((await loadModelFolder(dir, { precision: 'int8' })).onnxPath).toBe(join(dir, 'onnx/model_int8.onnx'));
+    await expect(loadTokenizer(fp32)).rejects.toThrow(`model folder ${dir}: tokenizer.json is not valid: `);
+  });
+
+  it('names a corrupt file, a missing file, an invalid config', async () => {
+    const d = await mkdtemp(join(tmpdir(), 'ndb-model-'));
+    try {
+      await cp(dir, d, { recursive: true });
+      const onnx = join(d, 'onnx/model.onnx');
+      const original = await readFile(onnx);
+      const corrupt = Buffer.from(original);
+      corrupt[10] = corrupt[10]! ^ 1;
+      await writeFile(onnx, corrupt);
+      await expect(loadModelFolder(d)).rejects.toThrow(`model folder ${d}: onnx/model.onnx is corrupt (sha256 mismatch)`);
+      await writeFile(onnx, original.subarray(1));
+      await expect(loadModelFolder(d)).rejects.toThrow(`model folder ${d}: onnx/model.onnx is corrupt (size 699, expected 700)`);
+      await rm(onnx);
+      await expect(loadModelFolder(d)).rejects.toThrow(`model folder ${d}: missing file onnx/model.onnx`);
+      await writeFile(onnx, original);
+      await rm(join(d, 'onnx/model_int8.onnx'));
+      await expect(loadModelFolder(d, { precision: 'int8' })).rejects.toThrow(`model folder ${d}: missing file onnx/model_int8.onnx`);
+      await writeFile(join(d, 'config.json'), JSON.stringify({ ...config, num_attention_heads: 3 }));
+      await expect(loadModelFolder(d, { verify: false })).rejects.toThrow(`model folder ${d}: config.json is not valid: hidden_size is not a multiple of num_attention_heads`);
+      await writeFile(join(d, 'config.json'), '{"vocab_size": 4');
+      await expect(loadModelFolder(d)).rejects.toThrow(/config.json is not valid: .*JSON/);
+      await rm(join(d, 'manifest.json'));
+      await expect(loadModelFolder(d)).rejects.toThrow(`model folder ${d}: missing file manifest.json`);
+    } finally {
+      await rm(d, { recursive: true, force: true });
+    }
+  });
+
+  it.runIf(HAS_MODEL)('verifies the real model folder', async () => {
+    const folder = await loadModelFolder(MODEL_DIR);
+    expect(folder.kvShape.layers).toBe(folder.config.num_hidden_layers);
+  });
+});
+
+describe('session', () => {
+  // A one-node ONNX graph (present = Concat(past, new) on axis 2), made with onnx.helper.
+  const TOY_ONNX =
+    'CAg6lwEKKQoEcGFzdAoDbmV3EgdwcmVzZW50IgZDb25jYXQqCwoEYXhpcxgCoAECEgFnWiAKBHBhc3QSGAoWCAESEgoDEgFiCgIIAgoDEgFwCgIIBFofCgNuZXcSGAoWCAESEgoDEgFiCgIIAgoDEgFzCgIIBGIkCgdwcmVzZW50EhkKFwgBEhMKAxIBYgoCCAIKBBICcHMKAggEQgQKABAO';
+
+  it('falls back to the CPU with a one-line warning when CUDA cannot start', async () => {
+    const d = await mkdtemp(join(tmpdir(), 'ndb-onnx-'));
+    try {
+      const path = join(d, 'toy.onnx');
+      await writeFile(path, Buffer.from(TOY_ONNX, 'base64'));
+      const warnings: string[] = [];
+      const { session, provider } = await createInferenceSession(path, { provider: 'cuda', threads: 1, onWarning: (w) => warnings.push(w) });
+      expect(provider).toBe('cpu');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/^ndb: CUDA requested but .*; running on the CPU$/);
+      expect(warnings[0]).not.toContain('\n');
+      expect(session.outputNames).toEqual(['present']);
+      await session.release();
+    } finally {
+      await rm(d, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('entry state (no model)', () => {
+  const tracer = new TracerPredictor();
+
+  it('is the real run\'s first state, from the arguments alone', async () => {
+    const program = ['class A:', '    def m(self, x, *rest, k=(1, 2), **kw):', '        return x', 'def f(a, b=[1], *, c):', '    return a', ''].join('\n');
+    const cases = [
+      { entry: 'count', args: "'berry', 'r'", program: COUNT },
+      { entry: 'A.m', args: "1, 'x', 3, 4, z={2, 1}", program },
+      { entry: 'f', args: "'é', c=None", program },
+      { entry: 'f', args: 'c=[0]', program }, // a missing argument: the call fails
+    ];
+    for (const { entry, args, program: p } of cases) {
+      const start = await entryStart(p, { entry, args });
+      const truth = await tracer.start(p, { entry, args });
+      if (start.kind === 'known') expect(truth).toMatchObject({ kind: 'state', state: start.state });
+      else if (start.kind === 'exit') expect(truth).toMatchObject({ kind: 'exit', exit: start.exit });
+      else throw new Error(`unexpected ${start.kind} for ${entry}(${args})`);
+    }
+    expect(await entryStart('x = 1\n', null)).toEqual({
+      kind: 'known',
+      state: { event: 'call', line: 1, source: 'x = 1', stack: [{ function: '<module>', line: 1 }], locals: {} },
+    });
+  });
+
+  it('leaves to the model only what needs the program to run, and names bad input', async () => {
+    const program = 'import os\ndef f(a, sep=os.sep, n=3):\n    return a\n@staticmethod\ndef g():\n    pass\n';
+    expect(await entryStart(program, { entry: 'f', args: '1' })).toEqual({
+      kind: 'partial',
+      prefix: `${TOKENS.callSep}${TOKENS.locSep}f:2${TOKENS.srcSep}def f(a, sep=os.sep, n=3):${TOKENS.argSep}{"a": "1", "sep":`,
+    });
+    expect(await entryStart(program, { entry: 'g', args: '' })).toMatchObject({ kind: 'unknown' });
+    await expect(entryStart(program, { entry: 'h', args: '' })).rejects.toThrow(new EntryError("no function named 'h' in the program; functions defined: f, g"));
+    await expect(entryStart(program, { entry: 'f', args: 'os.sep' })).rejects.toThrow('argument 1 is not a Python literal: os.sep');
+  });
+});
+
+describe('tracer predictor (ground truth)', () => {
+  it('replays the history on the real run, in both directions, and refuses a history that left it', async () => {
+    const p = new TracerPredictor();
+    const first = await p.start(COUNT, { entry: 'count', args: "'ab', 'b'" });
+    if (first.kind !== 'state') throw new Error('no first state');
+    const history: HistoryEntry[] = [{ state: first.state }];
+    const step = async (action: Action) => {
+      history[history.length - 1]!.action = action;
+      const next = await p.predict(history, action);
+      if (next.kind === 'state') history.push({ state: next.state });
+      return next;
+    };
+    await step({ kind: 'step_into' });
+    await step({ kind: 'step_into' });
+    const line = await step({ kind: 'step_over' });
+    expect(line).toMatchObject({ kind: 'state', origin: 'tracer', direction: 'forward', state: { line: 8, locals: { c: "'a'", n: '0' } } });
+    const back = await step({ kind: 'inv_step_into' });
+    expect(back).toMatchObject({ direction: 'inverse', state: { line: 7 } });
+    expect(back.kind === 'state' && back.state.locals).toEqual({ s: "'ab'", t: "'b'", n: '0' });
+    expect(await step({ kind: 'continue' })).toMatchObject({ kind: 'exit', exit: { kind: 'normal', value: '1' } });
+
+    const wrong = [{ state: { ...first.state, locals: { s: "'xy'", t: "'b'" } } }];
+    await expect(p.predict(wrong, { kind: 'step_into' })).rejects.toThrow(OffTraceError);
+  });
+});
+
+describe.runIf(HAS_MODEL)('with the model', () => {
+  let predictor: NeuralPredictor;
+  let session: ModelSession;
+
+  beforeAll(async () => {
+    // Room for a frame, leaving most of a small test model's context to the prompt.
+    const { config } = await loadModelFolder(MODEL_DIR, { verify: false });
+    predictor = await NeuralPredictor.load(MODEL_DIR, { threads: 2, maxNewTokens: Math.min(256, config.max_position_embeddings / 2) });
+    session = predictor.session;
+  });
+  afterAll(() => predictor?.release());
+
+  it('reproduces parity.json (PyTorch greedy decoding) token for token', async () => {
+    const parity = JSON.parse(await readFile(join(MODEL_DIR, 'parity.json'), 'utf8')) as {
+      max_new_tokens: number;
+      stop_ids: number[];
+      cases: { prompt: number[]; output: number[] }[];
+    };
+    expect(parity.cases.length).toBeGreaterThan(0);
+    for (const c of parity.cases) expect(await generateGreedy(session, c.prompt, parity.max_new_tokens, parity.stop_ids)).toEqual(c.output);
+  });
+
+  /** Token ids of a real trajectory of count, as long as the context allows. */
+  async function trajectoryIds(): Promise<number[]> {
+    const tree = new StateTree(await traceSource(COUNT, { entry: 'count', args: "'berry', 'r'" }));
+    const t = truncateTrajectory(sampleTrajectory(tree, 'forward', new Rng(5), { maxSteps: 30 }));
+    return predictor.tokenizer.encode(serializeTrajectory(t)).slice(0, Math.min(200, session.maxPositions));
+  }
+
+  it('decodes with the cache as a full recomputation does (logits within 1e-4), and rolls back', async () => {
+    const ids = await trajectoryIds();
+    const full = await session.prefill(ids);
+    const half = Math.floor(ids.length / 2);
+    let { logits, cache } = await session.prefill(ids.slice(0, half));
+    const close = (a: Float32Array, b: Float32Array) => {
+      let worst = 0;
+      for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
+      return worst;
+    };
+    expect(close(logits.last(0), full.logits.at(0, half - 1))).toBeLessThan(1e-4);
+    for (let j = half; j < ids.length; j++) {
+      ({ logits, cache } = await session.decodeStep([ids[j]!], cache));
+      expect(close(logits.last(0), full.logits.at(0, j))).toBeLessThan(1e-4);
+    }
+    // Roll back to a third of the way and go on with other tokens: as if computed from scratch.
+    const cut = Math.floor(ids.length / 3);
+    const other = [...ids.slice(0, cut), ...ids.slice(cut + 5, cut + 15)];
+    const fresh = await session.prefill(other);
+    const rolled = await session.prefill(other.slice(cut), cache.truncate(cut));
+    expect(rolled.cache.length).toBe(other.length);
+    for (let j = cut; j < other.length; j++) expect(close(rolled.logits.at(0, j - cut), fresh.logits.at(0, j))).toBeLessThan(1e-4);
+    // The prefix cache does the same on its own.
+    const prefix = new PrefixCache(session);
+    await prefix.prompt(ids);
+    const again = await prefix.prompt(other);
+    expect(again.prefilled).toBe(other.length - cut);
+    expect(close(again.logits, fresh.logits.last(0))).toBeLessThan(1e-4);
+  });
+
+  it('writes frames that always parse (10 prompts from real runs)', async () => {
+    const programs = [
+      { program: COUNT, entry: 'count', args: "'berry', 'r'" },
+      { program: 'def f(xs):\n    out = []\n    for x in xs:\n        out.append(x * 2)\n    return out\n', entry: 'f', args: '[1, 2, 3]' },
+    ];
+    const rng = new Rng(11);
+    let parsed = 0;
+    for (let k = 0; k < 10; k++) {
+      const { program, entry, args } = programs[k % programs.length]!;
+      const tree = new StateTree(await traceSource(program, { entry, args }));
+      const t = truncateTrajectory(sampleTrajectory(tree, k % 3 === 2 ? 'inverse' : 'forward', rng, { maxSteps: 6 }));
+      const cut = rng.int(1, t.steps.length);
+      const history = t.steps.slice(0, cut);
+      const action = history[history.length - 1]!.action;
+      await predictor.start(program, null);
+      try {
+        const p = await predictor.predict(history, action, { samples: k % 2 ? 2 : 1 });
+        if (p.kind === 'state') {
+          const body = p.text.slice(0, -TOKENS.actionSep.length);
+          expect(parseFrame(body, history[history.length - 1]!.state, action).state).toEqual(p.state);
+        } else {
+          expect(p.text.endsWith(TOKENS.traceEnd)).toBe(true);
+        }
+        parsed++;
+      } catch (err) {
+        // The only acceptable failure: a clear budget error (a model that rambles), never garbage.
+        expect(err).toBeInstanceOf(FrameBudgetError);
+      }
+    }
+    console.info(`constrained decoding: ${parsed} of 10 prompts gave a frame within the budget`);
+    expect(parsed).toBeGreaterThan(0);
+  });
+
+  it('completes a first state that the input leaves open (a default that is not a literal)', async () => {
+    const program = 'import os\ndef f(a, sep=os.sep):\n    return a + sep\n';
+    try {
+      const first = await predictor.start(program, { entry: 'f', args: "'x'" });
+      expect(first).toMatchObject({ kind: 'state', origin: 'model', state: { event: 'call', line: 2, stack: [{ function: 'f', line: 2 }] } });
+      if (first.kind === 'state') {
+        expect(first.state.locals.a).toBe("'x'");
+        expect(first.state.locals).toHaveProperty('sep');
+        expect(first.confidence.locals.a).toBe(1);
+      }
+    } catch (err) {
+      expect(err).toBeInstanceOf(FrameBudgetError);
+    }
+  });
+
+  it('samples reproducibly from a seed', async () => {
+    await predictor.start(COUNT, { entry: 'count', args: "'berry', 'r'" });
+    const tree = new StateTree(await traceSource(COUNT, { entry: 'count', args: "'berry', 'r'" }));
+    const history = tree.states.slice(0, 3).map((state) => ({ state, action: { kind: 'step_over' } as const }));
+    // The same frames and vote (probabilities may differ in the last digits: the second run reuses the cached prompt).
+    const run = () =>
+      predictor.predict(history, { kind: 'step_over' }, { samples: 3, temperature: 1 }).then(
+        (p) => ({ text: p.text, vote: p.vote }),
+        (e: Error) => e.message,
+      );
+    expect(await run()).toEqual(await run());
+  });
+
+  it('decodes n greedy samples in one batch exactly as one at a time', async () => {
+    await predictor.start(COUNT, { entry: 'count', args: "'berry', 'r'" });
+    const tree = new StateTree(await traceSource(COUNT, { entry: 'count', args: "'berry', 'r'" }));
+    const history = tree.states.slice(0, 4).map((state) => ({ state, action: { kind: 'step_into' } as const }));
+    const lines = sourceLines(COUNT);
+    const ids = predictor.tokenizer.encode(serializeTrajectory(truncateTrajectory({ direction: 'forward', program: COUNT, steps: history, exit: null })));
+    const ctx = { session, tokenizer: predictor.tokenizer, table: await TokenTable.load(MODEL_DIR, predictor.tokenizer) };
+    const prompt = await new PrefixCache(session).prompt(ids);
+    const rules = { action: { kind: 'step_into' } as const, lines, names: FrameNames.ofProgram(lines) };
+    const [one] = await decodeFrames(ctx, prompt, rules, 1, { maxNewTokens: 120 });
+    const batch = await decodeFrames(ctx, prompt, rules, 3, { maxNewTokens: 120 });
+    for (const b of batch) {
+      if (!one!.ok || !b.ok) {
+        expect(b).toEqual(one); // the same budget error, with the same text
+        continue;
+      }
+      expect(b.frame.ids).toEqual(one!.frame.ids);
+      expect(b.frame.text).toBe(one!.frame.text);
+      b.frame.logprobs.forEach((lp, i) => expect(lp).toBeCloseTo(one!.frame.logprobs[i]!, 4));
+    }
+  });
+});
