@@ -91,13 +91,7 @@ class Decoder {
       });
       if (done.every(Boolean)) break;
       mask.forEach((m) => m.push(1)); // rows already done run on; their outputs are ignored
-      const step = await this.run(
-        tokens.map((t) => [t]),
-        mask,
-        prompts.map((p) => [p.length + n]),
-        past,
-      );
-      ({ last, past } = step);
+      ({ last, past } = await this.run(tokens.map((t) => [t]), mask, prompts.map((p) => [p.length + n]), past));
     }
     return outputs;
   }
@@ -121,7 +115,7 @@ async function bench(decoder, pastLength, prompt) {
   let { last, past } = await decoder.run([ids], [ids.map(() => 1)], [ids.map((_, i) => i)], decoder.emptyPast(1));
   const mask = ids.map(() => 1);
   const times = [];
-  for (let i = 0; i < 40; i++) {
+  for (let i = 0; i < 100; i++) {
     mask.push(1);
     const t0 = process.hrtime.bigint();
     ({ last, past } = await decoder.run([[argmax(last[0])]], [mask], [[pastLength + i]], past));

@@ -55,8 +55,9 @@ def apply_rotary(x, cos, sin):
     return x * cos + torch.cat((-x2, x1), dim=-1) * sin
 
 
-# torch >= 2 has a fused attention kernel; the ONNX export always uses the explicit path below.
-HAS_SDPA = hasattr(F, "scaled_dot_product_attention")
+def use_fused_attention():
+    """torch >= 2 has a fused attention kernel; the ONNX export uses the explicit path."""
+    return hasattr(F, "scaled_dot_product_attention") and not torch.onnx.is_in_onnx_export()
 
 
 class Attention(nn.Module):
@@ -70,7 +71,7 @@ class Attention(nn.Module):
 
     def forward(self, x, cos, sin, allowed, past):
         """allowed: bool (batch or 1, 1, seq, past + seq), True where a query may attend a key;
-        None means plain causal attention without cache (training)."""
+        None (only with the fused kernel) means plain causal attention without cache."""
         B, T, C = x.shape
         q, k, v = self.qkv(x).view(B, T, 3, self.n_head, self.head_dim).permute(2, 0, 3, 1, 4).unbind(0)
         q = apply_rotary(q, cos, sin)
@@ -78,11 +79,9 @@ class Attention(nn.Module):
         if past is not None:
             k = torch.cat((past[0], k), dim=2)
             v = torch.cat((past[1], v), dim=2)
-        if HAS_SDPA and not torch.onnx.is_in_onnx_export():
+        if use_fused_attention():
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, is_causal=allowed is None)
         else:
-            if allowed is None:
-                allowed = attention_allowed(T, 0, None, x.device)
             att = (q * (1.0 / math.sqrt(self.head_dim))) @ k.transpose(-2, -1)
             att = att.masked_fill(~allowed, float("-inf")).softmax(dim=-1)
             y = att @ v
@@ -163,8 +162,8 @@ class Transformer(nn.Module):
         if position_ids is None:
             position_ids = torch.arange(past_len, past_len + T, device=input_ids.device).expand(B, T)
         cos, sin = rotary_cos_sin(position_ids, self.inv_freq)
-        if past_key_values is None and attention_mask is None:
-            allowed = None  # training: plain causal attention
+        if past_key_values is None and attention_mask is None and use_fused_attention():
+            allowed = None  # training: the fused kernel's own causal mask skips the masked half
         else:
             allowed = attention_allowed(T, past_len, attention_mask, input_ids.device)
 

@@ -4,7 +4,8 @@
         [--total-tokens N] [--max-tokens N] [--max-minutes M] [--device cpu|cuda]
 
 DIR holds train.bin and validation.bin (uint16 little-endian token ids, documents
-concatenated, each from the bos id to the eos id) and meta.json (vocab_size, ids, ...).
+concatenated, each from the bos id to the eos id) and meta.json (vocab_size,
+context_length, special_token_ids).
 
 Length of the run and of the learning-rate schedule (linear warm-up, then cosine decay to
 min_lr_ratio of the peak):
@@ -48,16 +49,16 @@ from model import ModelConfig, Transformer, count_parameters  # noqa: E402
 # meta.json's context_length. batch_size is per rank and per micro-batch, in rows; a step sees
 # world_size x grad_accum x batch_size x context_length tokens.
 CONFIGS = {
-    # For tests and the end-to-end export check: learns the fake data's structure in a minute.
+    # For tests and the end-to-end export check: a minute on a CPU.
     "tiny": dict(
         n_layer=2, n_head=4, d_model=64, d_ff=192, context_length=256,
         batch_size=8, grad_accum=1, lr=3e-3, warmup_steps=10,
-        eval_every=25, eval_batches=4,
+        eval_every=100, eval_batches=4,
     ),
     # About 3M parameters (2.7M besides the embedding): trains on a laptop CPU.
     "small": dict(
         n_layer=6, n_head=6, d_model=192, d_ff=512, context_length=None,
-        batch_size=4, grad_accum=4, lr=2e-3, warmup_steps=100,
+        batch_size=8, grad_accum=2, lr=2e-3, warmup_steps=100,
         eval_every=100, eval_batches=16,
     ),
     # 1.8B-class, Llama-2 shape, for GPU clusters (about 1.76B parameters besides the
@@ -88,8 +89,8 @@ def parse_args():
     p.add_argument("--max-minutes", type=float, help="stop after this many minutes of this job")
     p.add_argument("--device", choices=("cpu", "cuda"), help="default: cuda when available")
     p.add_argument("--dtype", choices=("bf16", "fp32"),
-                   help="autocast precision (weights stay fp32). Default bf16 on CUDA, fp32 on CPU; "
-                        "bf16 is about twice as fast on CPUs with AVX512-BF16 or AMX")
+                   help="autocast precision (weights stay fp32). Default bf16 on CUDA and on CPUs with "
+                        "native bf16 (AVX512-BF16 or AMX, where it trains about twice as fast), else fp32")
     p.add_argument("--batch-size", type=int, help="override the config's batch_size")
     p.add_argument("--grad-accum", type=int, help="override the config's grad_accum")
     p.add_argument("--lr", type=float, help="override the config's peak learning rate")
@@ -114,7 +115,7 @@ def meta_id(meta, name):
     for key in (name, f"<|{name}|>"):
         if key in ids:
             return int(ids[key])
-    raise SystemExit(f"meta.json: ids has no {name!r} (has {sorted(ids)})")
+    raise SystemExit(f"meta.json: no special token id {name!r} (has {sorted(ids)})")
 
 
 class TokenFile:
@@ -186,6 +187,16 @@ def save_atomic(obj, path):
     tmp = path + ".tmp"
     torch.save(obj, tmp)
     os.replace(tmp, path)
+
+
+def cpu_has_bf16():
+    """Whether the CPU computes bf16 dot products natively (Linux's flags for AVX512-BF16, AMX)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = f.read()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
 class Dist:
@@ -280,8 +291,8 @@ def main():
     fwd = model
     if device == "cuda" and hasattr(torch, "compile") and not args.no_compile:
         fwd = torch.compile(model)
-    train_model = torch.nn.parallel.DistributedDataParallel(fwd, device_ids=[ddp.local_rank]) if ddp.world > 1 else fwd
-    dtype = args.dtype or ("bf16" if device == "cuda" else "fp32")
+    train_model = torch.nn.parallel.DistributedDataParallel(fwd, device_ids=[ddp.local_rank] if device == "cuda" else None) if ddp.world > 1 else fwd
+    dtype = args.dtype or ("bf16" if device == "cuda" or cpu_has_bf16() else "fp32")
     autocast = torch.autocast(device, dtype=torch.bfloat16) if dtype == "bf16" else nullcontext()
 
     ctx = model_cfg.context_length
@@ -307,18 +318,18 @@ def main():
         loss_sum, weight_sum = ddp.sum([loss_sum, weight_sum], device)
         return loss_sum / max(weight_sum, 1.0)
 
-    def checkpoint(elapsed):
-        save_atomic({
-            "model": model.state_dict(), "optimizer": optimizer.state_dict(), "config": cfg,
-            "model_config": asdict(model_cfg), "meta": meta, "data": os.path.abspath(args.data), "step": step, "tokens": tokens_seen, "total_steps": total_steps, "tokens_per_step": tokens_per_step,
-            "best_val": best_val, "elapsed_s": elapsed, "torch_rng": torch.get_rng_state(),
-        }, ckpt_path)
+    def weights():
+        """What export_onnx.py needs; best.pt holds only this (and its val loss)."""
+        return {"model": model.state_dict(), "model_config": asdict(model_cfg), "meta": meta,
+                "data": os.path.abspath(args.data), "step": step, "tokens": tokens_seen}
 
-    def save_best(val_loss):
+    def checkpoint(elapsed):
+        # The data position is the step: batches are a function of (seed, rank, step).
         save_atomic({
-            "model": model.state_dict(), "model_config": asdict(model_cfg), "meta": meta,
-            "data": os.path.abspath(args.data), "step": step, "tokens": tokens_seen, "val_loss": val_loss,
-        }, best_path)
+            **weights(), "optimizer": optimizer.state_dict(), "config": cfg, "total_steps": total_steps,
+            "tokens_per_step": tokens_per_step, "best_val": best_val, "elapsed_s": elapsed,
+            "torch_rng": torch.get_rng_state(),
+        }, ckpt_path)
 
     log_file = open(os.path.join(args.out, "log.jsonl"), "a") if ddp.master else None
 
@@ -391,7 +402,7 @@ def main():
             if val_loss < best_val:
                 best_val = val_loss
                 if ddp.master:
-                    save_best(val_loss)
+                    save_atomic({**weights(), "val_loss": val_loss}, best_path)
         if step % args.log_every == 0 or val_loss is not None:
             train_loss = ddp.sum([interval_loss], device)[0] / interval_steps
             tok_s = interval_steps * tokens_per_step / interval_time
