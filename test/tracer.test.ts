@@ -430,3 +430,12 @@ describe('tracer: files in place and scope', () => {
     expect(after).toBeLessThanOrEqual(before);
   });
 });
+
+describe('reproducibility', () => {
+  it('gives the same repr for a set of strings in every run (fixed hash seed)', async () => {
+    const source = "def f():\n    s = {'alpha', 'beta', 'gamma', 'delta', 'epsilon'}\n    return repr(s)\n";
+    const runs = await Promise.all([0, 1, 2, 3].map(() => traceSource(source, { entry: 'f', args: '' })));
+    const values = new Set(runs.map((t) => t.exit.value));
+    expect(values.size).toBe(1);
+  });
+});

@@ -122,7 +122,9 @@ function runTracer(req: TraceRequest): Promise<{ events: TraceEvent[]; exit: Tra
   const args = tracerArgs(req);
 
   return new Promise((resolve, reject) => {
-    const child = spawn(python, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    // A fixed hash seed: the iteration order of a set of strings (and so its repr) depends on
+    // it, and the same program must always give the same trace.
+    const child = spawn(python, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONHASHSEED: '0' } });
     const events: TraceEvent[] = [];
     let exit: TraceExit | undefined;
     let error: TraceError | undefined;
