@@ -12,6 +12,7 @@ import { buildDataset } from '../data-pipeline/build.js';
 import { checkCorpus } from '../data-pipeline/check.js';
 import { tokenizeDataset } from '../data-pipeline/tokenize.js';
 import { TraceTokenizer, trainTokenizer } from '../data-pipeline/tokenizer.js';
+import { EVAL_USAGE, evalCommand } from '../evaluation/cli.js';
 import { ProgressBar, formatSeconds } from './progress.js';
 
 const USAGE = `ndb — the neural debugger for Python
@@ -28,7 +29,7 @@ usage:
       Encode a dataset to uint16 token files for training, fitting trajectories to the context.
   ndb data check --origin humaneval|mbpp|stdlib [--limit N] [--json]
       Trace every program of a corpus with its test inputs and report how the runs ended.
-  ndb help
+${EVAL_USAGE}  ndb help
 `;
 
 /** An error the user can act on: printed as one line, exit code 2, never a stack dump. */
@@ -175,6 +176,8 @@ async function main(argv: string[]): Promise<void> {
       return traceCommand(rest);
     case 'data':
       return dataCommand(rest);
+    case 'eval':
+      return evalCommand(rest, (message) => new UsageError(message));
     case undefined:
     case 'help':
     case '--help':

@@ -1,0 +1,146 @@
+/**
+ * `ndb eval ...`: make the held-out set, measure next-state prediction, run CruxEval's
+ * tasks. cli/ndb.ts dispatches here and owns the one-line usage error (passed in as `usage`).
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ProgressBar } from '../cli/progress.js';
+import { ModelFolderError } from '../model-client/model-folder.js';
+import { NeuralPredictor } from '../model-client/neural-predictor.js';
+import { PartialFrameDecoder } from '../model-client/partial-frame.js';
+import { NextLineBaseline } from './baselines.js';
+import { evaluateCruxEval, formatCruxEval } from './cruxeval.js';
+import { makeHeldout, readHeldout } from './heldout.js';
+import { evaluateStates, formatStates } from './states.js';
+
+export const EVAL_USAGE = `  ndb eval make-heldout --data DATASET_DIR --out FILE.jsonl [--limit N]
+      Write a CruxEval-format held-out set (code, input, output, id) from a dataset's test
+      split: synthetic programs, entry renamed to f, outputs confirmed by real Python.
+  ndb eval states [--data FILE.jsonl] [--limit N] [--json] [--model DIR]
+      Next-state prediction on real runs of the held-out programs, per action and per
+      component, for the model and the baseline (same locals, next line).
+  ndb eval cruxeval --task output|input [--data FILE.jsonl] [--limit N] [--json] [--model DIR]
+                    [--method step_return|breakpoint]
+      CruxEval's protocol with the neural debugger, checked by real Python; pass@1 for the
+      model and a trivial baseline. --data defaults to evaluation/heldout.jsonl, --model to
+      models/default.
+`;
+
+type UsageErrorFactory = (message: string) => Error;
+
+/** The repository root: the nearest folder above this file with a package.json (source or dist). */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
+    dir = up;
+  }
+  return dir;
+}
+
+const defaultData = () => join(packageRoot(), 'evaluation', 'heldout.jsonl');
+const defaultModel = () => join(packageRoot(), 'models', 'default');
+
+function limitOf(value: string | undefined, usage: UsageErrorFactory): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw usage(`--limit must be a positive integer, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+async function loadRows(file: string | undefined, limit: number | undefined, usage: UsageErrorFactory) {
+  const path = file ?? defaultData();
+  if (!existsSync(path)) throw usage(`no such file: ${path}`);
+  return (await readHeldout(path)).slice(0, limit);
+}
+
+/** The model, on one intra-op thread: at this size a second one is no faster (training/README.md). */
+async function loadModel(dir: string, usage: UsageErrorFactory): Promise<NeuralPredictor> {
+  try {
+    return await NeuralPredictor.load(dir, { threads: 1 });
+  } catch (err) {
+    throw err instanceof ModelFolderError ? usage(err.message) : err;
+  }
+}
+
+async function makeHeldoutCommand(argv: string[], usage: UsageErrorFactory): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { data: { type: 'string' }, out: { type: 'string' }, limit: { type: 'string' } } });
+  if (!values.data || !values.out) throw usage('usage: ndb eval make-heldout --data DATASET_DIR --out FILE.jsonl [--limit N]');
+  if (!existsSync(join(values.data, 'programs.jsonl'))) throw usage(`${values.data} is not a dataset folder (no programs.jsonl; see ndb data build)`);
+  const limit = limitOf(values.limit, usage);
+  const s = await makeHeldout({ data: values.data, out: values.out, ...(limit === undefined ? {} : { limit }) });
+  const dropped = Object.entries(s.dropped).map(([why, n]) => `${why} ${n}`).join(', ') || 'none';
+  process.stdout.write(
+    [
+      `candidates    ${s.candidates} test-split synthetic programs that returned normally`,
+      `examined      ${s.examined}; left out: ${dropped}`,
+      `rows          ${s.rows}, written to ${values.out}`,
+    ].join('\n') + '\n',
+  );
+}
+
+async function statesCommand(argv: string[], usage: UsageErrorFactory): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { data: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean', default: false }, model: { type: 'string' } },
+  });
+  const rows = await loadRows(values.data, limitOf(values.limit, usage), usage);
+  const dir = values.model ?? defaultModel();
+  const model = await loadModel(dir, usage);
+  try {
+    const bar = new ProgressBar('programs', rows.length);
+    const report = await evaluateStates(
+      rows,
+      [
+        { name: 'model', predictor: model },
+        { name: 'baseline', predictor: new NextLineBaseline() },
+      ],
+      { onProgress: (done) => bar.update(done) },
+    );
+    const labels = { model: `model (${dir})`, baseline: 'baseline: same locals, next line' };
+    process.stdout.write(values.json ? JSON.stringify({ modelDir: dir, ...report }, null, 2) + '\n' : formatStates(report, labels));
+  } finally {
+    await model.release();
+  }
+}
+
+async function cruxevalCommand(argv: string[], usage: UsageErrorFactory): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      data: { type: 'string' },
+      task: { type: 'string' },
+      method: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      model: { type: 'string' },
+    },
+  });
+  const task = values.task;
+  if (task !== 'output' && task !== 'input') throw usage('--task must be output or input');
+  const method = values.method ?? 'step_return';
+  if (method !== 'step_return' && method !== 'breakpoint') throw usage('--method must be step_return or breakpoint');
+  if (values.method !== undefined && task === 'input') throw usage('--method applies to --task output only');
+  const rows = await loadRows(values.data, limitOf(values.limit, usage), usage);
+  const dir = values.model ?? defaultModel();
+  const model = await loadModel(dir, usage);
+  try {
+    const frames = await PartialFrameDecoder.load(model, dir);
+    const bar = new ProgressBar(`cruxeval ${task}`, rows.length);
+    const report = await evaluateCruxEval(rows, model, frames, { task, method, onProgress: (done) => bar.update(done) });
+    process.stdout.write(values.json ? JSON.stringify({ modelDir: dir, ...report }, null, 2) + '\n' : formatCruxEval(report));
+  } finally {
+    await model.release();
+  }
+}
+
+export async function evalCommand(argv: string[], usage: UsageErrorFactory): Promise<void> {
+  const [sub, ...rest] = argv;
+  if (sub === 'make-heldout') return makeHeldoutCommand(rest, usage);
+  if (sub === 'states') return statesCommand(rest, usage);
+  if (sub === 'cruxeval') return cruxevalCommand(rest, usage);
+  throw usage(`unknown eval command ${JSON.stringify(sub ?? '')}; try: ndb eval states --limit 10`);
+}

@@ -1,0 +1,247 @@
+/**
+ * `ndb eval cruxeval`: CruxEval's two tasks, answered by debugging with the model, checked
+ * by real Python (`f(input) == output`, rows.py; an unparsable prediction fails).
+ *
+ * Output prediction: the session starts at the call of f (the entry's call state, from the
+ * input) and the model runs it to f's return:
+ *   step_return   one step_return from the call;
+ *   breakpoint    a breakpoint on each of f's return lines in turn (one breakpoint per
+ *                 action in the trace language); the model's landing it is surest of
+ *                 (frame probability) among those on a line wins, or, if it says no
+ *                 return line is reached, its likeliest exit; from a line, step on to the
+ *                 return. An exit's value is f's return value too: f is the entry. (f
+ *                 without a return statement: step_return.)
+ * From wherever the first landing is, the session steps on (step_over in f, step_return
+ * from a deeper frame) until f's return event or an exit, at most MAX_STEPS actions. The
+ * prediction is the return value's repr.
+ *
+ * Input prediction: the session starts at f's return, knowing only the output (the real
+ * return frame's locals would give the input away: the arguments are locals). The model
+ * writes that frame's locals after a given start `<|inv_return_sep|><|loc_sep|>f:L<|src_sep|>
+ * SRC<|arg_sep|>"OUTPUT"<|locals_sep|>` (model-client/partial-frame.ts). The return line L
+ * is chosen by the model: each return statement of f is a candidate (f's last line when it
+ * has none), and the one whose start (the line, then the output there) the model finds
+ * likeliest wins. Then `inv_step_call`: the predicted call frame's locals are the arguments,
+ * written in f's parameter order (`*args` spread, keyword-only ones as `name=value`).
+ *
+ * Baselines, checked by the same code: output = the first argument unchanged; input = the
+ * output itself as the only argument.
+ */
+import type { Action, Exit, State } from '../grammar/state.js';
+import { MAX_SOURCE_CHARS, truncateRepr, truncateText } from '../grammar/truncate.js';
+import { serializeFrame } from '../grammar/serialize.js';
+import type { NeuralPredictor } from '../model-client/neural-predictor.js';
+import type { PartialFrameDecoder } from '../model-client/partial-frame.js';
+import type { Prediction } from '../model-client/predictor.js';
+import { sourceLines } from '../tracer/run-tracer.js';
+import { describeError, failureKind, type InternalError, NoPrediction } from './failures.js';
+import type { HeldoutRow } from './heldout.js';
+import { checkRows, type Inspection, inspectRows } from './python-rows.js';
+
+export type CruxTask = 'output' | 'input';
+export type OutputMethod = 'step_return' | 'breakpoint';
+
+/** Most actions from the first landing to f's return. */
+const MAX_STEPS = 16;
+
+export interface Attempt {
+  /** The predicted output (output task) or argument list (input task); null when there is none. */
+  prediction: string | null;
+  passed: boolean;
+  /** Why there is no prediction, or why the check failed to run. */
+  error?: string;
+}
+
+export interface CruxItem {
+  id: string;
+  model: Attempt;
+  baseline: Attempt;
+}
+
+export interface CruxSummary {
+  passed: number;
+  total: number;
+  /** passed / total; null for no rows. */
+  passAt1: number | null;
+  /** Rows without a prediction. */
+  noPrediction: number;
+}
+
+export interface CruxReport {
+  task: CruxTask;
+  /** The output task's method; absent for the input task. */
+  method?: OutputMethod;
+  model: CruxSummary;
+  baseline: CruxSummary & { name: string };
+  items: CruxItem[];
+  /** Rows whose prediction failed inside ndb (no prediction, counted as failed). */
+  internalErrors: InternalError[];
+}
+
+type Shape = Extract<Inspection, { ok: true }>;
+
+// ---- output ------------------------------------------------------------------------------
+
+/** From a landing, on to f's return (depth 1) or an exit: the return value. */
+async function runToReturn(p: NeuralPredictor, history: { state: State; action?: Action }[], landing: Prediction): Promise<string> {
+  for (let steps = 0; ; steps++) {
+    if (landing.kind === 'exit') return exitValue(landing.exit);
+    const { state } = landing;
+    if (state.event === 'return' && state.stack.length === 1) return state.value!;
+    if (steps === MAX_STEPS) throw new NoPrediction(`no return of f within ${MAX_STEPS} steps`);
+    const action: Action = state.stack.length > 1 ? { kind: 'step_return' } : { kind: 'step_over' };
+    history.push({ state, action });
+    landing = await p.predict(history, action);
+  }
+}
+
+function exitValue(exit: Exit): string {
+  if (exit.kind === 'normal') return exit.value;
+  throw new NoPrediction(`the model predicted exit ${exit.kind}${'value' in exit ? ` ${exit.value}` : ''}`);
+}
+
+async function predictOutput(p: NeuralPredictor, row: HeldoutRow, shape: Shape, method: OutputMethod): Promise<string> {
+  const start = await p.start(row.code, { entry: 'f', args: row.input });
+  if (start.kind === 'exit') throw new NoPrediction('the call of f fails');
+  const call = start.state;
+  if (method === 'step_return' || shape.returns.length === 0) {
+    const action: Action = { kind: 'step_return' };
+    return runToReturn(p, [{ state: call, action }], await p.predict([{ state: call }], action));
+  }
+  const lines = sourceLines(row.code);
+  const landings: { action: Action; prediction: Prediction }[] = [];
+  for (const line of shape.returns) {
+    const action: Action = { kind: 'breakpoint', line, source: truncateText(lines[line - 1] ?? '', MAX_SOURCE_CHARS) };
+    landings.push({ action, prediction: await p.predict([{ state: call }], action) });
+  }
+  const surest = (xs: typeof landings) => xs.reduce((a, b) => (b.prediction.confidence.frame > a.prediction.confidence.frame ? b : a));
+  const onLine = landings.filter((l) => l.prediction.kind === 'state');
+  const chosen = surest(onLine.length > 0 ? onLine : landings);
+  return runToReturn(p, [{ state: call, action: chosen.action }], chosen.prediction);
+}
+
+// ---- input -------------------------------------------------------------------------------
+
+/** The start of f's return frame on `line` returning `output`: everything before its locals. */
+function returnFrameStart(lines: readonly string[], line: number, output: string): string {
+  const state: State = { event: 'return', line, source: truncateText(lines[line - 1] ?? '', MAX_SOURCE_CHARS), stack: [{ function: 'f', line }], locals: {}, value: truncateRepr(output) };
+  const text = serializeFrame('inverse', state);
+  return text.slice(0, text.length - '{}'.length);
+}
+
+/** The call frame's locals as an argument list in f's parameter order. */
+function argumentList(locals: Readonly<Record<string, string>>, params: Shape['params']): string {
+  return params
+    .map(([name, kind]) => {
+      const value = locals[name];
+      if (value === undefined) throw new NoPrediction(`the predicted call frame has no parameter ${name}`);
+      return kind === 'positional' ? value : kind === 'var_positional' ? `*${value}` : kind === 'keyword' ? `${name}=${value}` : `**${value}`;
+    })
+    .join(', ');
+}
+
+async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape): Promise<string> {
+  // The program only: the arguments are what is asked.
+  await p.start(row.code, null);
+  const lines = sourceLines(row.code);
+  const candidates = shape.returns.length > 0 ? shape.returns : [shape.last];
+  let best: { state: State; score: number } | null = null;
+  let failure: unknown;
+  for (const line of candidates) {
+    try {
+      const frame = await frames.complete(row.code, 'inverse', returnFrameStart(lines, line, row.output));
+      if (!best || frame.startLogprob > best.score) best = { state: frame.state, score: frame.startLogprob };
+    } catch (err) {
+      if (failureKind(err) === 'internal') throw err;
+      failure = err;
+    }
+  }
+  if (!best) throw failure;
+  const call = await p.predict([{ state: best.state }], { kind: 'inv_step_call' });
+  if (call.kind !== 'state' || call.state.event !== 'call' || call.state.stack.length !== 1) {
+    throw new NoPrediction(`inv_step_call from f's return did not give f's call (${call.kind === 'state' ? call.state.event : `exit ${call.exit.kind}`})`);
+  }
+  return argumentList(call.state.locals, shape.params);
+}
+
+// ---- both --------------------------------------------------------------------------------
+
+export interface EvaluateCruxOptions {
+  task: CruxTask;
+  method?: OutputMethod;
+  onProgress?: (done: number, total: number) => void;
+}
+
+const BASELINE_NAMES: Record<CruxTask, string> = { output: 'first argument unchanged', input: 'the output as the only argument' };
+
+export async function evaluateCruxEval(rows: readonly HeldoutRow[], p: NeuralPredictor, frames: PartialFrameDecoder, opts: EvaluateCruxOptions): Promise<CruxReport> {
+  const method = opts.method ?? 'step_return';
+  const shapes = await inspectRows(rows);
+  const model: Attempt[] = [];
+  const internalErrors: InternalError[] = [];
+  for (const [i, row] of rows.entries()) {
+    const shape = shapes[i]!;
+    try {
+      if (!shape.ok) throw new NoPrediction(`cannot read f: ${shape.error}`);
+      const prediction = opts.task === 'output' ? await predictOutput(p, row, shape, method) : await predictInput(p, frames, row, shape);
+      model.push({ prediction, passed: false });
+    } catch (err) {
+      if (failureKind(err) === 'internal') internalErrors.push({ id: row.id, message: describeError(err) });
+      model.push({ prediction: null, passed: false, error: describeError(err) });
+    }
+    opts.onProgress?.(i + 1, rows.length);
+  }
+  const baseline: Attempt[] = rows.map((row, i) => {
+    const shape = shapes[i]!;
+    if (opts.task === 'input') return { prediction: row.output, passed: false };
+    const first = shape.ok ? shape.args[0] : undefined;
+    return first === undefined ? { prediction: null, passed: false, error: 'no positional argument' } : { prediction: first, passed: false };
+  });
+
+  // One Python process checks every prediction, the model's and the baseline's.
+  const pending = rows.flatMap((row, i) =>
+    [model[i]!, baseline[i]!].flatMap((attempt) => {
+      const prediction = attempt.prediction;
+      if (prediction === null) return [];
+      const check = opts.task === 'output' ? { code: row.code, input: row.input, output: prediction } : { code: row.code, input: prediction, output: row.output };
+      return [{ attempt, check }];
+    }),
+  );
+  const checks = await checkRows(pending.map((x) => x.check));
+  pending.forEach(({ attempt }, j) => {
+    const check = checks[j]!;
+    attempt.passed = check.ok && check.passed;
+    if (!check.ok) attempt.error = check.error;
+  });
+
+  const summary = (xs: Attempt[]): CruxSummary => {
+    const passed = xs.filter((a) => a.passed).length;
+    return { passed, total: xs.length, passAt1: xs.length === 0 ? null : passed / xs.length, noPrediction: xs.filter((a) => a.prediction === null).length };
+  };
+  return {
+    task: opts.task,
+    ...(opts.task === 'output' ? { method } : {}),
+    model: summary(model),
+    baseline: { name: BASELINE_NAMES[opts.task], ...summary(baseline) },
+    items: rows.map((row, i) => ({ id: row.id, model: model[i]!, baseline: baseline[i]! })),
+    internalErrors,
+  };
+}
+
+const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
+
+/** The report as a short table; the last line is the model's `pass@1: X%`. */
+export function formatCruxEval(report: CruxReport): string {
+  const title = report.task === 'output' ? `output prediction (${report.method})` : 'input prediction';
+  const row = (name: string, s: CruxSummary) => `${name.padEnd(42)}${`${s.passed}/${s.total}`.padStart(9)}${pct(s.passAt1).padStart(9)}${String(s.noPrediction).padStart(15)}`;
+  return (
+    [
+      `cruxeval ${title}: ${report.model.total} rows`,
+      `${'predictor'.padEnd(42)}${'passed'.padStart(9)}${'pass@1'.padStart(9)}${'no prediction'.padStart(15)}`,
+      row('model', report.model),
+      row(`baseline: ${report.baseline.name}`, report.baseline),
+      ...report.internalErrors.slice(0, 3).map((e) => `failed inside ndb (a bug; counted as no prediction): ${e.id}: ${e.message.slice(0, 200)}`),
+      `pass@1: ${pct(report.model.passAt1)}`,
+    ].join('\n') + '\n'
+  );
+}

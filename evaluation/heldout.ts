@@ -1,0 +1,135 @@
+/**
+ * Our own held-out set in CruxEval's format (JSON Lines `code`, `input`, `output`, `id`),
+ * from the data pipeline's TEST split: programs no model was trained on, and synthetic ones
+ * only, so that nothing comes from a public benchmark (whose programs may sit in any
+ * pretrained model's data).
+ *
+ * A row is a test-split synthetic program that traced without error and returned normally,
+ * its entry function renamed to `f` (a word-boundary rename, not after a dot: the
+ * generator's function names are identifiers of their own, though one may be a method's
+ * name too), with `output` the repr of what real Python returns for `f(input)`. Rows are
+ * kept only when
+ * - `f(input) == eval(output)` holds in a fresh interpreter (rows.py): a repr that does not
+ *   read back (an object's default repr, nan) cannot be an expected output;
+ * - the output and every argument fit in the trace language untruncated (MAX_REPR_CHARS):
+ *   no prediction could write a longer one;
+ * - the program has no name `f` of its own before the rename.
+ * Candidates are taken in the order of programs.jsonl, so a given dataset and limit always
+ * give the same file.
+ */
+import { createReadStream } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { z } from 'zod';
+import { MAX_REPR_CHARS } from '../grammar/truncate.js';
+import { checkRows, inspectRows, runRows } from './python-rows.js';
+
+export const HeldoutRowSchema = z.object({ code: z.string(), input: z.string(), output: z.string(), id: z.string() });
+export type HeldoutRow = z.infer<typeof HeldoutRowSchema>;
+
+/** The fields of a programs.jsonl record that choose and make a row. */
+const ProgramRecordSchema = z.object({
+  id: z.string(),
+  origin: z.string(),
+  split: z.string(),
+  status: z.string(),
+  exit: z.string().optional(),
+  entry: z.string(),
+  args: z.string(),
+  program: z.string().optional(),
+});
+type ProgramRecord = z.infer<typeof ProgramRecordSchema>;
+
+/** Rows verified per batch (one Python process for each step of a batch). */
+const BATCH = 50;
+
+/**
+ * `source` with the function `entry` renamed to `f`; null when `f` may be a name there
+ * already (a word `f` that is not an f-string's prefix).
+ */
+export function renameEntry(source: string, entry: string): string | null {
+  if (/\bf\b(?!['"])/.test(source)) return null;
+  const escaped = entry.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // Not after a dot: an entry may share its name with a method (`def split` and `s.split()`).
+  return source.replace(new RegExp(`(?<!\\.)\\b${escaped}\\b`, 'g'), 'f');
+}
+
+export async function readHeldout(file: string): Promise<HeldoutRow[]> {
+  const text = await readFile(file, 'utf8');
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line, i) => {
+      const parsed = HeldoutRowSchema.safeParse(JSON.parse(line));
+      if (!parsed.success) throw new Error(`${file}, line ${i + 1}: not a CruxEval row (code, input, output, id): ${parsed.error.issues[0]!.message}`);
+      return parsed.data;
+    });
+}
+
+async function testPrograms(dataDir: string): Promise<ProgramRecord[]> {
+  const out: ProgramRecord[] = [];
+  const lines = createInterface({ input: createReadStream(join(dataDir, 'programs.jsonl'), 'utf8'), crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line.trim()) continue;
+    const r = ProgramRecordSchema.parse(JSON.parse(line));
+    if (r.split === 'test' && r.origin === 'synthetic' && r.status === 'ok' && r.exit === 'normal' && r.program) out.push(r);
+  }
+  return out;
+}
+
+export interface HeldoutSummary {
+  /** Test-split synthetic programs that returned normally. */
+  candidates: number;
+  /** Candidates looked at (whole batches) until the limit was reached. */
+  examined: number;
+  rows: number;
+  /** Why examined candidates were left out, with counts. */
+  dropped: Record<string, number>;
+}
+
+export interface MakeHeldoutOptions {
+  data: string;
+  out: string;
+  limit?: number;
+}
+
+export async function makeHeldout(opts: MakeHeldoutOptions): Promise<HeldoutSummary> {
+  const candidates = await testPrograms(opts.data);
+  const limit = opts.limit ?? Infinity;
+  const rows: HeldoutRow[] = [];
+  const dropped: Record<string, number> = {};
+  const drop = (reason: string) => (dropped[reason] = (dropped[reason] ?? 0) + 1);
+  let examined = 0;
+  while (rows.length < limit && examined < candidates.length) {
+    const batch = candidates.slice(examined, examined + BATCH);
+    examined += batch.length;
+    const renamed: HeldoutRow[] = [];
+    for (const p of batch) {
+      const code = renameEntry(p.program!, p.entry);
+      if (code === null) drop('has a name f');
+      else renamed.push({ code, input: p.args, output: '', id: p.id });
+    }
+    const [runs, shapes] = await Promise.all([runRows(renamed), inspectRows(renamed)]);
+    const ran: HeldoutRow[] = [];
+    renamed.forEach((row, i) => {
+      const run = runs[i]!;
+      const shape = shapes[i]!;
+      if (!run.ok) drop('f(input) fails after the rename');
+      else if (!shape.ok) drop('f not found');
+      else if (Array.from(run.output).length > MAX_REPR_CHARS) drop('output too long');
+      else if (shape.args.some((a) => Array.from(a).length > MAX_REPR_CHARS)) drop('argument too long');
+      else ran.push({ ...row, output: run.output });
+    });
+    // A fresh interpreter per row confirms what the row claims.
+    const checks = await checkRows(ran);
+    ran.forEach((row, i) => {
+      const check = checks[i]!;
+      if (check.ok && check.passed) {
+        if (rows.length < limit) rows.push(row);
+      } else drop(check.ok ? 'f(input) != eval(output)' : 'the check raised or timed out');
+    });
+  }
+  await writeFile(opts.out, rows.map((r) => JSON.stringify({ code: r.code, input: r.input, output: r.output, id: r.id }) + '\n').join(''));
+  return { candidates: candidates.length, examined, rows: rows.length, dropped };
+}

@@ -1,0 +1,261 @@
+/**
+ * `ndb eval states`: next-state prediction on real runs of held-out programs, per action and
+ * per component, for any Predictor (the model, the baseline).
+ *
+ * For each row the real tracer runs `f(input)`; trajectories are sampled from its state tree
+ * with the data pipeline's policy (trajectories.ts), one forward and one inverse, from a
+ * fixed seed forked by the row's id (as build.ts does), so every run and every predictor
+ * sees the same steps. At each step the predictor gets the true history up to the current
+ * state and the action taken, and its next state is compared with the real one, truncated
+ * and normalized as training data is (truncateState).
+ *
+ * Scores, each a share of the steps it applies to:
+ *   exact   the whole next state (or exit) is right: event, stack, line, locals, value
+ *   event   the kind of stop; an exit counts as a stop of its kind (exit_normal, ...)
+ *   line    the line, where the real next is a state
+ *   locals  all locals, in any order, where the real next is a state
+ *   value   the return value or exception (of a return or exception state, or of an exit
+ *           normal or error), where the real next has one
+ * The last action of a trajectory cut at 48 states has no sampled next state and is not
+ * scored. A prediction that fails (no frame within the token budget, a prompt too long for
+ * the context; or a bug, see failures.ts) counts as wrong on every score, and as an error.
+ */
+import { Rng } from '../data-pipeline/rng.js';
+import { TRACE_LIMITS } from '../data-pipeline/check.js';
+import { sampleTrajectory } from '../data-pipeline/trajectories.js';
+import { type ActionKind, type Exit, FORWARD_ACTION_KINDS, INVERSE_ACTION_KINDS, type Locals, type State, type Trajectory } from '../grammar/state.js';
+import { truncateRepr, truncateState } from '../grammar/truncate.js';
+import type { Prediction, Predictor } from '../model-client/predictor.js';
+import { sameState } from '../model-client/tracer-predictor.js';
+import { StateTree } from '../state-tree/tree.js';
+import { TraceFailure, traceSource } from '../tracer/run-tracer.js';
+import { describeError, failureKind, type InternalError } from './failures.js';
+import type { HeldoutRow } from './heldout.js';
+
+export const ACTION_KINDS: readonly ActionKind[] = [...FORWARD_ACTION_KINDS, ...INVERSE_ACTION_KINDS];
+export const DEFAULT_SEED = 0;
+/** The pipeline's trajectory length (build.ts). */
+const MAX_STEPS = 48;
+
+type Outcome = { kind: 'state'; state: State } | { kind: 'exit'; exit: Exit };
+
+export interface Score {
+  /** Steps the score applies to. */
+  n: number;
+  match: number;
+  /** match / n; null when n is 0. */
+  rate: number | null;
+}
+
+const COMPONENTS = ['exact', 'event', 'line', 'locals', 'value'] as const;
+type Component = (typeof COMPONENTS)[number];
+
+export interface StatesResult extends Record<Component, Score> {
+  predictor: string;
+  action: ActionKind | 'all';
+  /** Steps scored. */
+  steps: number;
+  /** Predictions that failed (counted as wrong). */
+  errors: number;
+}
+
+export interface StatesReport {
+  seed: number;
+  /** Rows given. */
+  programs: number;
+  /** Rows traced and scored. */
+  traced: number;
+  trajectories: number;
+  /** Rows the tracer could not run, and why. */
+  skipped: { id: string; reason: string }[];
+  /** Per predictor: all actions, then each action. */
+  results: StatesResult[];
+  /** Predictions that failed inside ndb (counted among the errors too). */
+  internalErrors: InternalError[];
+}
+
+export interface NamedPredictor {
+  name: string;
+  predictor: Predictor;
+}
+
+const sameLocals = (a: Locals, b: Locals) => Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
+const eventOf = (o: Outcome) => (o.kind === 'state' ? o.state.event : `exit_${o.exit.kind}`);
+const valueOf = (o: Outcome) => (o.kind === 'state' ? o.state.value : 'value' in o.exit ? o.exit.value : undefined);
+
+/** Which scores apply to a step with this real next, and whether `predicted` gets each right. */
+function compare(truth: Outcome, predicted: Outcome | null): Partial<Record<Component, boolean>> {
+  const p = predicted;
+  const out: Partial<Record<Component, boolean>> = {
+    exact:
+      p !== null &&
+      (truth.kind === 'state'
+        ? p.kind === 'state' && sameState(p.state, truth.state)
+        : p.kind === 'exit' && p.exit.kind === truth.exit.kind && valueOf(p) === valueOf(truth)),
+    event: p !== null && eventOf(p) === eventOf(truth),
+  };
+  if (truth.kind === 'state') {
+    out.line = p?.kind === 'state' && p.state.line === truth.state.line;
+    out.locals = p?.kind === 'state' && sameLocals(p.state.locals, truth.state.locals);
+  }
+  if (valueOf(truth) !== undefined) out.value = p !== null && valueOf(p) === valueOf(truth);
+  return out;
+}
+
+const truncateExit = (e: Exit): Exit => ('value' in e ? { ...e, value: truncateRepr(e.value) } : e);
+
+/** The real next of step i, normalized as training data; null past the end of a cut trajectory. */
+function truthAt(t: Trajectory, i: number): Outcome | null {
+  const next = t.steps[i + 1];
+  if (next) return { kind: 'state', state: truncateState(next.state) };
+  if (!t.exit) return null;
+  return { kind: 'exit', exit: truncateExit(t.exit) };
+}
+
+/** A prediction, normalized as the truth is (a delta frame takes its unchanged locals from the untruncated history). */
+function outcomeOf(p: Prediction): Outcome {
+  if (p.kind === 'state') return { kind: 'state', state: truncateState(p.state) };
+  return { kind: 'exit', exit: truncateExit(p.exit) };
+}
+
+class Tally {
+  private readonly counts = new Map<string, { steps: number; errors: number } & Record<Component, { n: number; match: number }>>();
+
+  add(predictor: string, action: ActionKind, scores: Partial<Record<Component, boolean>>, error: boolean): void {
+    for (const key of [`${predictor}\u0000all`, `${predictor}\u0000${action}`]) {
+      const c = this.counts.get(key) ?? this.empty();
+      this.counts.set(key, c);
+      c.steps++;
+      if (error) c.errors++;
+      for (const comp of COMPONENTS) {
+        const hit = scores[comp];
+        if (hit === undefined) continue;
+        c[comp].n++;
+        if (hit) c[comp].match++;
+      }
+    }
+  }
+
+  result(predictor: string, action: ActionKind | 'all'): StatesResult {
+    const c = this.counts.get(`${predictor}\u0000${action}`) ?? this.empty();
+    const score = ({ n, match }: { n: number; match: number }): Score => ({ n, match, rate: n === 0 ? null : match / n });
+    return {
+      predictor,
+      action,
+      steps: c.steps,
+      errors: c.errors,
+      exact: score(c.exact),
+      event: score(c.event),
+      line: score(c.line),
+      locals: score(c.locals),
+      value: score(c.value),
+    };
+  }
+
+  private empty() {
+    const zero = () => ({ n: 0, match: 0 });
+    return { steps: 0, errors: 0, exact: zero(), event: zero(), line: zero(), locals: zero(), value: zero() };
+  }
+}
+
+/** The row's real run and its trajectories (one forward, one inverse), or why there are none. */
+async function sampleRow(row: HeldoutRow, seed: number): Promise<Trajectory[] | string> {
+  let trace;
+  try {
+    trace = await traceSource(row.code, { entry: 'f', args: row.input, limits: TRACE_LIMITS });
+  } catch (err) {
+    if (err instanceof TraceFailure) return err.message;
+    throw err;
+  }
+  if (trace.events.length === 0) return 'no traced events';
+  const tree = new StateTree(trace);
+  const rng = new Rng(seed).fork(row.id);
+  return (['forward', 'inverse'] as const).map((d) => sampleTrajectory(tree, d, rng, { maxSteps: MAX_STEPS }));
+}
+
+/** Every step of the trajectories, predicted from the true history and scored. */
+async function scoreRow(
+  row: HeldoutRow,
+  trajectories: readonly Trajectory[],
+  predictor: Predictor,
+  score: (action: ActionKind, scores: Partial<Record<Component, boolean>>, error: boolean) => void,
+  failed: (err: unknown) => void,
+): Promise<void> {
+  // A start that fails (a program past the model's context) fails every step.
+  let started = true;
+  try {
+    await predictor.start(row.code, { entry: 'f', args: row.input });
+  } catch (err) {
+    failed(err);
+    started = false;
+  }
+  for (const t of trajectories) {
+    for (let i = 0; i < t.steps.length; i++) {
+      const truth = truthAt(t, i);
+      if (!truth) continue;
+      const action = t.steps[i]!.action;
+      let predicted: Outcome | null = null;
+      if (started) {
+        try {
+          predicted = outcomeOf(await predictor.predict(t.steps.slice(0, i + 1), action));
+        } catch (err) {
+          failed(err);
+        }
+      }
+      score(action.kind, compare(truth, predicted), predicted === null);
+    }
+  }
+}
+
+export interface EvaluateStatesOptions {
+  seed?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export async function evaluateStates(rows: readonly HeldoutRow[], predictors: readonly NamedPredictor[], opts: EvaluateStatesOptions = {}): Promise<StatesReport> {
+  const seed = opts.seed ?? DEFAULT_SEED;
+  const tally = new Tally();
+  const skipped: StatesReport['skipped'] = [];
+  const internalErrors: InternalError[] = [];
+  const failed = (id: string, err: unknown) => {
+    if (failureKind(err) === 'internal') internalErrors.push({ id, message: describeError(err) });
+  };
+  let traced = 0;
+  let trajectories = 0;
+  for (const [index, row] of rows.entries()) {
+    const sampled = await sampleRow(row, seed);
+    if (typeof sampled === 'string') skipped.push({ id: row.id, reason: sampled });
+    else {
+      traced++;
+      trajectories += sampled.length;
+      for (const { name, predictor } of predictors) {
+        await scoreRow(row, sampled, predictor, (action, scores, error) => tally.add(name, action, scores, error), (err) => failed(`${name} ${row.id}`, err));
+      }
+    }
+    opts.onProgress?.(index + 1, rows.length);
+  }
+  const results = predictors.flatMap(({ name }) => (['all', ...ACTION_KINDS] as const).map((a) => tally.result(name, a)));
+  return { seed, programs: rows.length, traced, trajectories, skipped, results, internalErrors };
+}
+
+const pct = (s: Score) => (s.rate === null ? '—' : `${(100 * s.rate).toFixed(1)}%`);
+
+/** The report as a table: a block per predictor, a row per action. */
+export function formatStates(report: StatesReport, labels: Readonly<Record<string, string>>): string {
+  const header = `${'action'.padEnd(16)}${'steps'.padStart(7)}${COMPONENTS.map((c) => c.padStart(9)).join('')}${'errors'.padStart(8)}`;
+  const lines = [
+    `next-state prediction: ${report.traced} of ${report.programs} programs traced, ${report.trajectories} trajectories (seed ${report.seed})`,
+    ...report.skipped.map((s) => `  skipped ${s.id}: ${s.reason}`),
+  ];
+  for (const name of new Set(report.results.map((r) => r.predictor))) {
+    lines.push('', labels[name] ?? name, header);
+    for (const r of report.results.filter((x) => x.predictor === name)) {
+      lines.push(`${r.action.padEnd(16)}${String(r.steps).padStart(7)}${COMPONENTS.map((c) => pct(r[c]).padStart(9)).join('')}${String(r.errors).padStart(8)}`);
+    }
+  }
+  if (report.internalErrors.length > 0) {
+    lines.push('', `${report.internalErrors.length} predictions failed inside ndb (a bug; counted as errors), e.g.:`);
+    for (const e of report.internalErrors.slice(0, 3)) lines.push(`  ${e.id}: ${e.message.slice(0, 200)}`);
+  }
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,123 @@
+/**
+ * The first frame of a trajectory with its start given: the model writes only the rest,
+ * under the grammar. What `ndb eval cruxeval --task input` needs to ask "which locals does
+ * f's return frame hold when it returns OUTPUT?": the prompt is the program and
+ * `<|frame_sep|><|inv_return_sep|><|loc_sep|>f:L<|src_sep|>SRC<|arg_sep|>"OUTPUT"<|locals_sep|>`,
+ * and the model writes the locals. (NeuralPredictor's start does the same for a call frame
+ * whose arguments are partly known; this is the general case, for any given start.)
+ *
+ * It also says how likely the model finds the given start itself: the summed log-probability
+ * of its tokens after the program, leaving out the tokens the grammar would have forced (a
+ * source line once its number is written), as the decoder counts them certain. Comparing
+ * that score across candidate starts lets the model choose among them (which return line
+ * gives this output).
+ */
+import { parseFrame } from '../grammar/parse.js';
+import { serializeContext } from '../grammar/serialize.js';
+import type { Action, Direction, State } from '../grammar/state.js';
+import { TOKENS } from '../grammar/tokens.js';
+import { sourceLines } from '../tracer/run-tracer.js';
+import { decodeFrames } from './decode.js';
+import { FrameConstraint, type FrameRules } from './frame-constraint.js';
+import type { KvCache } from './kv-cache.js';
+import { FrameNames } from './loc-constraint.js';
+import type { NeuralPredictor } from './neural-predictor.js';
+import { ContextOverflowError } from './session.js';
+import { TokenTable } from './token-table.js';
+
+const MAX_NEW_TOKENS = 512;
+
+/**
+ * No action leads to a trajectory's first frame; the grammar after these two allows what a
+ * first frame may be: every event of the direction, locals in full (never a delta). They
+ * also allow exits, which a given start rules out.
+ */
+const FIRST_FRAME_RULE: Record<Direction, Action> = { forward: { kind: 'step_return' }, inverse: { kind: 'inv_step_call' } };
+
+export interface CompletedFrame {
+  direction: Direction;
+  state: State;
+  /** The whole frame, given start included, up to `<|action_sep|>`. */
+  text: string;
+  /** Summed log-probability of the given start's unforced tokens. */
+  startLogprob: number;
+}
+
+export class PartialFrameDecoder {
+  /** The program whose context is cached, and the model's cache after it. */
+  private context: { program: string; ids: number[]; cache: KvCache } | null = null;
+
+  private constructor(
+    private readonly predictor: NeuralPredictor,
+    private readonly table: TokenTable,
+  ) {}
+
+  /** Decodes with `predictor`'s model; `dir` is the model folder it was loaded from (for its token table). */
+  static async load(predictor: NeuralPredictor, dir: string): Promise<PartialFrameDecoder> {
+    return new PartialFrameDecoder(predictor, await TokenTable.load(dir, predictor.tokenizer));
+  }
+
+  /** Completes (greedily) the first frame of a `direction` trajectory of `program` whose text starts with `start`. */
+  async complete(program: string, direction: Direction, start: string): Promise<CompletedFrame> {
+    const { session, tokenizer } = this.predictor;
+    const context = await this.contextOf(program);
+    const given = tokenizer.encode(start);
+    const fed = [tokenizer.tokenId(TOKENS.frameSep), ...given];
+    const total = context.ids.length + fed.length;
+    if (total >= session.maxPositions) throw new ContextOverflowError(total + 1, session.maxPositions);
+    const lines = sourceLines(program);
+    const rules: FrameRules = { action: FIRST_FRAME_RULE[direction], lines, names: FrameNames.ofProgram(lines) };
+
+    const { logits, cache } = await session.prefill(fed, context.cache);
+    const forced = this.forcedTokens(rules, given);
+    let startLogprob = 0;
+    // The logits after fed[j] predict fed[j + 1] = given[j].
+    given.forEach((id, j) => {
+      if (!forced[j]) startLogprob += logProbability(logits.at(0, j), id);
+    });
+
+    const ctx = { session, tokenizer, table: this.table };
+    const maxNewTokens = Math.min(MAX_NEW_TOKENS, session.maxPositions - total + given.length);
+    const [outcome] = await decodeFrames(ctx, { cache, logits: logits.last(0) }, rules, 1, { temperature: 0, maxNewTokens }, given);
+    if (!outcome!.ok) throw outcome!.error;
+    const { text } = outcome!.frame;
+    const parsed = parseFrame(text.slice(0, text.length - TOKENS.actionSep.length));
+    return { ...parsed, text, startLogprob };
+  }
+
+  private async contextOf(program: string): Promise<{ ids: number[]; cache: KvCache }> {
+    if (this.context?.program !== program) {
+      const ids = this.predictor.tokenizer.encode(serializeContext(program));
+      const { cache } = await this.predictor.session.prefill(ids);
+      this.context = { program, ids, cache };
+    }
+    return this.context;
+  }
+
+  /** Which of the given tokens the grammar fixes (decode.ts feeds those without asking the model). */
+  private forcedTokens(rules: FrameRules, given: readonly number[]): boolean[] {
+    const constraint = new FrameConstraint(rules);
+    const forced = given.map(() => false);
+    for (let j = 0; j < given.length; j++) {
+      const fixed = constraint.forced();
+      if (fixed) {
+        const run = this.predictor.tokenizer.encode(fixed.text).length + 1;
+        for (let k = j; k < Math.min(j + run, given.length); k++) forced[k] = true;
+      }
+      const id = given[j]!;
+      const special = this.table.special(id);
+      const ok = special !== undefined ? constraint.pushSpecial(special) : constraint.pushBytes(this.table.bytes(id));
+      if (!ok) throw new Error(`the given start of the frame is not valid: ${JSON.stringify(this.predictor.tokenizer.decode([...given]))}`);
+    }
+    return forced;
+  }
+}
+
+/** log softmax(logits)[id], at temperature 1 (as decode.ts computes it for confidences). */
+function logProbability(logits: Float32Array, id: number): number {
+  let max = -Infinity;
+  for (const l of logits) if (l > max) max = l;
+  let sum = 0;
+  for (const l of logits) sum += Math.exp(l - max);
+  return logits[id]! - max - Math.log(sum);
+}

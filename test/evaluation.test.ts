@@ -1,0 +1,156 @@
+/**
+ * Evaluation: the committed held-out set holds in real Python, the held-out maker's filters,
+ * the states evaluation on the baseline (no model needed), and `ndb eval states` /
+ * `ndb eval cruxeval` end to end on the model folder at models/default (or $NDB_TEST_MODEL;
+ * skipped, saying so, without one). Only consistency is checked, never accuracy.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { NextLineBaseline } from '../evaluation/baselines.js';
+import type { CruxReport, CruxSummary } from '../evaluation/cruxeval.js';
+import { makeHeldout, readHeldout, renameEntry } from '../evaluation/heldout.js';
+import { checkRows } from '../evaluation/python-rows.js';
+import { ACTION_KINDS, evaluateStates, type StatesReport } from '../evaluation/states.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const NDB = join(ROOT, 'bin', 'ndb.js');
+const HELDOUT = join(ROOT, 'evaluation', 'heldout.jsonl');
+const MODEL_DIR = process.env.NDB_TEST_MODEL ?? join(ROOT, 'models', 'default');
+const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
+if (!HAS_MODEL) console.warn(`ndb eval tests that run the model are skipped: no model folder at ${MODEL_DIR} (set NDB_TEST_MODEL to one written by training/export_onnx.py)`);
+
+function ndb(...args: string[]) {
+  const r = spawnSync(process.execPath, [NDB, ...args], { encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('the held-out set', () => {
+  it('holds in real Python: f(input) == output for every row', async () => {
+    const rows = await readHeldout(HELDOUT);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.length).toBeLessThanOrEqual(300);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
+    for (const r of rows) expect(r.id).toMatch(/^synthetic\//);
+    const checks = await checkRows(rows);
+    const failed = rows.filter((_, i) => !(checks[i]!.ok && checks[i]!.passed)).map((r) => r.id);
+    expect(failed).toEqual([]);
+  });
+
+  it('renames the entry, not an f-string prefix or a method of the same name', () => {
+    expect(renameEntry("def split(s):\n    return s.split(',') + [f'{s}']\n", 'split')).toBe("def f(s):\n    return s.split(',') + [f'{s}']\n");
+    expect(renameEntry('def g(f):\n    return f\n', 'g')).toBeNull();
+  });
+
+  it('keeps test-split synthetic rows whose output reads back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ndb-heldout-'));
+    const program = (id: string, split: string, body: string, exit = 'normal') => ({ id, origin: 'synthetic', split, status: 'ok', exit, entry: 'g', args: '3', program: `def g(x):\n    ${body}\n` });
+    const records = [
+      program('synthetic/1', 'test', 'return [x, {x}]'),
+      program('synthetic/2', 'train', 'return x'),
+      program('synthetic/3', 'test', 'return object()'), // a repr that does not read back
+      program('synthetic/4', 'test', "return float('nan')"), // repr nan: no such name in Python
+      program('synthetic/5', 'test', 'return 1 / 0', 'error'),
+    ];
+    writeFileSync(join(dir, 'programs.jsonl'), records.map((r) => JSON.stringify(r) + '\n').join(''));
+    const summary = await makeHeldout({ data: dir, out: join(dir, 'heldout.jsonl') });
+    expect(summary).toMatchObject({ candidates: 3, rows: 1 });
+    expect(await readHeldout(join(dir, 'heldout.jsonl'))).toEqual([{ code: 'def f(x):\n    return [x, {x}]\n', input: '3', output: '[3, {3}]', id: 'synthetic/1' }]);
+  });
+});
+
+const COMPONENTS = ['exact', 'event', 'line', 'locals', 'value'] as const;
+
+/** Every count adds up and every rate is a share. */
+function expectConsistentStates(report: StatesReport, predictors: string[]): void {
+  expect(report.traced + report.skipped.length).toBe(report.programs);
+  for (const name of predictors) {
+    const rows = report.results.filter((r) => r.predictor === name);
+    expect(rows.map((r) => r.action)).toEqual(['all', ...ACTION_KINDS]);
+    const [all, ...actions] = rows;
+    expect(all!.steps).toBeGreaterThan(0);
+    const sum = (f: (r: (typeof rows)[number]) => number) => actions.reduce((s, r) => s + f(r), 0);
+    expect(sum((r) => r.steps)).toBe(all!.steps);
+    expect(sum((r) => r.errors)).toBe(all!.errors);
+    for (const c of COMPONENTS) {
+      expect(sum((r) => r[c].n)).toBe(all![c].n);
+      expect(sum((r) => r[c].match)).toBe(all![c].match);
+    }
+    for (const r of rows) {
+      expect(r.exact.n).toBe(r.steps);
+      expect(r.event.n).toBe(r.steps);
+      expect(r.locals.n).toBe(r.line.n);
+      expect(r.line.n).toBeLessThanOrEqual(r.steps);
+      expect(r.value.n).toBeLessThanOrEqual(r.steps);
+      for (const c of COMPONENTS) {
+        const s = r[c];
+        expect(s.match).toBeGreaterThanOrEqual(0);
+        expect(s.match).toBeLessThanOrEqual(s.n);
+        if (s.n === 0) expect(s.rate).toBeNull();
+        else expect(s.rate).toBeCloseTo(s.match / s.n, 12);
+      }
+    }
+  }
+}
+
+function expectConsistentSummary(s: CruxSummary, attempts: { prediction: string | null; passed: boolean }[]): void {
+  expect(s.total).toBe(attempts.length);
+  expect(s.passed).toBe(attempts.filter((a) => a.passed).length);
+  expect(s.noPrediction).toBe(attempts.filter((a) => a.prediction === null).length);
+  expect(s.passAt1).toBeGreaterThanOrEqual(0);
+  expect(s.passAt1).toBeLessThanOrEqual(1);
+  expect(s.passAt1).toBeCloseTo(s.passed / s.total, 12);
+  for (const a of attempts) if (a.prediction === null) expect(a.passed).toBe(false);
+}
+
+function expectConsistentCrux(report: CruxReport, task: 'output' | 'input', rows: number): void {
+  expect(report.task).toBe(task);
+  expect(report.items).toHaveLength(rows);
+  expectConsistentSummary(report.model, report.items.map((i) => i.model));
+  expectConsistentSummary(report.baseline, report.items.map((i) => i.baseline));
+  expect(report.baseline.name).toBeTruthy();
+}
+
+describe('next-state evaluation', () => {
+  it('scores the baseline with the same code (no model needed)', async () => {
+    const rows = (await readHeldout(HELDOUT)).slice(0, 1);
+    const report = await evaluateStates(rows, [{ name: 'baseline', predictor: new NextLineBaseline() }]);
+    expect(report.trajectories).toBe(2);
+    expectConsistentStates(report, ['baseline']);
+  });
+
+  it.skipIf(!HAS_MODEL)('ndb eval states --json: model and baseline, counts that add up', () => {
+    const r = ndb('eval', 'states', '--limit', '2', '--json', '--model', MODEL_DIR);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as StatesReport;
+    expect(report.programs).toBe(2);
+    expectConsistentStates(report, ['model', 'baseline']);
+  });
+});
+
+describe.skipIf(!HAS_MODEL)('ndb eval cruxeval', () => {
+  it('output task: JSON consistent, and the table ends with pass@1', () => {
+    const r = ndb('eval', 'cruxeval', '--task', 'output', '--limit', '3', '--json', '--model', MODEL_DIR);
+    expect(r.code, r.stderr).toBe(0);
+    expectConsistentCrux(JSON.parse(r.stdout) as CruxReport, 'output', 3);
+    const text = ndb('eval', 'cruxeval', '--task', 'output', '--limit', '1', '--method', 'breakpoint', '--model', MODEL_DIR);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout.trimEnd().split('\n').pop()).toMatch(/^pass@1: \d+\.\d%$/);
+  });
+
+  it('input task: JSON consistent', () => {
+    const r = ndb('eval', 'cruxeval', '--task', 'input', '--limit', '2', '--json', '--model', MODEL_DIR);
+    expect(r.code, r.stderr).toBe(0);
+    expectConsistentCrux(JSON.parse(r.stdout) as CruxReport, 'input', 2);
+  });
+});
+
+describe('ndb eval usage', () => {
+  it('a bad flag is one line and exit code 2', () => {
+    const r = ndb('eval', 'cruxeval', '--task', 'both');
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe('ndb: error: --task must be output or input');
+  });
+});
