@@ -166,11 +166,16 @@ const IDENTIFIER = /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*$/u;
 const MORE_VALUE = /^\+[1-9][0-9]*$/;
 const MORE_VALUE_PREFIX = /^(\+([1-9][0-9]*)?)?$/;
 
-function keyRule(markerAllowed: boolean): ContentRule {
+/**
+ * A key: an identifier not written yet in this object (or a special key). A prefix at the
+ * length cap must already be a new name: no character may follow it, so a taken name there
+ * would be a dead end. Shorter prefixes can always grow into a new name.
+ */
+function keyRule(markerAllowed: boolean, taken: readonly string[]): ContentRule {
   const special = (s: string) => (markerAllowed && DELTA_MARKER.startsWith(s)) || MORE_LOCALS_KEY.startsWith(s);
   return {
-    prefix: (s) => IDENTIFIER.test(s) || special(s),
-    complete: (s) => IDENTIFIER.test(s) || (markerAllowed && s === DELTA_MARKER) || s === MORE_LOCALS_KEY,
+    prefix: (s) => (IDENTIFIER.test(s) && (Array.from(s).length < MAX_REPR_CHARS || !taken.includes(s))) || special(s),
+    complete: (s) => (IDENTIFIER.test(s) && !taken.includes(s)) || (markerAllowed && s === DELTA_MARKER) || s === MORE_LOCALS_KEY,
   };
 }
 const markerValueRule: ContentRule = { prefix: (s) => DELTA_MARKER.startsWith(s), complete: (s) => s === DELTA_MARKER };
@@ -217,7 +222,6 @@ export class LocalsSegment implements Segment {
         if (!this.current!.push(c, at)) return false;
         if (this.current!.closed) {
           this.key = this.current!.content;
-          if (this.keys.includes(this.key)) return false;
           this.keys = [...this.keys, this.key];
           this.state = 'colon';
         }
@@ -256,7 +260,7 @@ export class LocalsSegment implements Segment {
 
   private startKey(c: number, at: number): boolean {
     // A fresh string per key carries the key rule: the marker may only be the first key.
-    this.current = new JsonString(keyRule(this.deltaAllowed && this.keys.length === 0), MAX_REPR_CHARS);
+    this.current = new JsonString(keyRule(this.deltaAllowed && this.keys.length === 0, this.keys), MAX_REPR_CHARS);
     this.state = 'key';
     return this.current.push(c, at);
   }

@@ -17,6 +17,7 @@ import type { Action, State, Trajectory } from '../grammar/state.js';
 import { TOKEN_PATTERN, TOKENS } from '../grammar/tokens.js';
 import { truncateTrajectory } from '../grammar/truncate.js';
 import { FrameConstraint, type FrameRules } from '../model-client/frame-constraint.js';
+import { LocalsSegment } from '../model-client/json-constraint.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
 import { historyText, windowStarts } from '../model-client/prompt.js';
 import { TokenTable } from '../model-client/token-table.js';
@@ -261,5 +262,27 @@ describe('prompt window', () => {
     const program = 'x = 1\ny = 2\n';
     const s = steps(['step_into', 'step_into']);
     expect(serializeContext(program) + historyText(program, s)).toBe(serializeTrajectory({ direction: 'forward', program, steps: s, exit: null }));
+  });
+});
+
+describe('locals constraint', () => {
+  // Regression: a key at the length cap that repeats an earlier key was accepted as a
+  // prefix, after which no character could follow (a dead end for the decoder).
+  it('never accepts a prefix it cannot complete, even a taken name at the length cap', () => {
+    const seg = new LocalsSegment(false);
+    const push = (text: string) => Array.from(text).every((ch, i) => seg.push(ch.codePointAt(0)!, i));
+    const long = 'a'.repeat(100);
+    expect(push(`{"${long}": "1", "`)).toBe(true);
+    expect(push('a'.repeat(99))).toBe(true);
+    expect(seg.clone().push('a'.codePointAt(0)!, 0)).toBe(false); // would repeat the taken name
+    expect(push('b"')).toBe(true); // a new name at the cap is fine
+  });
+
+  it('refuses a repeated key when it closes', () => {
+    const seg = new LocalsSegment(false);
+    const push = (text: string) => Array.from(text).every((ch, i) => seg.push(ch.codePointAt(0)!, i));
+    expect(push('{"x": "1", "x')).toBe(true);
+    expect(seg.clone().push('"'.codePointAt(0)!, 0)).toBe(false);
+    expect(push('y": "2"}')).toBe(true);
   });
 });
