@@ -17,6 +17,8 @@ fi
 
 run=$1 tok=$2 out=$3
 mkdir -p "$out"
-cp "$tok/tokenizer.json" "$tok/tokenizer_config.json" "$tok/special_tokens_map.json" "$out/"
+if [ "$(realpath "$tok")" != "$(realpath "$out")" ]; then
+  cp "$tok/tokenizer.json" "$tok/tokenizer_config.json" "$tok/special_tokens_map.json" "$out/"
+fi
 "$PY" training/plot_loss.py "$run/log.jsonl" "$out/loss.png"
 "$PY" training/export_onnx.py --ckpt "$run/best.pt" --out "$out" --quantize
