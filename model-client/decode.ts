@@ -252,7 +252,7 @@ function byLogit(logits: Float32Array): Uint32Array {
 }
 
 /** log softmax(logits)[id], at temperature 1. */
-function logProbability(logits: Float32Array, id: number): number {
+export function logProbability(logits: Float32Array, id: number): number {
   let max = -Infinity;
   for (const l of logits) if (l > max) max = l;
   let sum = 0;

@@ -17,7 +17,7 @@ import { serializeContext } from '../grammar/serialize.js';
 import type { Action, Direction, State } from '../grammar/state.js';
 import { TOKENS } from '../grammar/tokens.js';
 import { sourceLines } from '../tracer/run-tracer.js';
-import { decodeFrames } from './decode.js';
+import { decodeFrames, logProbability } from './decode.js';
 import { FrameConstraint, type FrameRules } from './frame-constraint.js';
 import type { KvCache } from './kv-cache.js';
 import { FrameNames } from './loc-constraint.js';
@@ -111,13 +111,4 @@ export class PartialFrameDecoder {
     }
     return forced;
   }
-}
-
-/** log softmax(logits)[id], at temperature 1 (as decode.ts computes it for confidences). */
-function logProbability(logits: Float32Array, id: number): number {
-  let max = -Infinity;
-  for (const l of logits) if (l > max) max = l;
-  let sum = 0;
-  for (const l of logits) sum += Math.exp(l - max);
-  return logits[id]! - max - Math.log(sum);
 }
