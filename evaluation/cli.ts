@@ -3,11 +3,10 @@
  * tasks. cli/ndb.ts dispatches here and owns the one-line usage error (passed in as `usage`).
  */
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ProgressBar } from '../cli/progress.js';
-import { ModelFolderError } from '../model-client/model-folder.js';
+import { defaultModelDir, ModelFolderError, packageRoot } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { PartialFrameDecoder } from '../model-client/partial-frame.js';
 import { NextLineBaseline } from './baselines.js';
@@ -30,19 +29,8 @@ export const EVAL_USAGE = `  ndb eval make-heldout --data DATASET_DIR --out FILE
 
 type UsageErrorFactory = (message: string) => Error;
 
-/** The repository root: the nearest folder above this file with a package.json (source or dist). */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const up = dirname(dir);
-    if (up === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
-    dir = up;
-  }
-  return dir;
-}
 
 const defaultData = () => join(packageRoot(), 'evaluation', 'heldout.jsonl');
-const defaultModel = () => join(packageRoot(), 'models', 'default');
 
 function limitOf(value: string | undefined, usage: UsageErrorFactory): number | undefined {
   if (value === undefined) return undefined;
@@ -88,7 +76,7 @@ async function statesCommand(argv: string[], usage: UsageErrorFactory): Promise<
     options: { data: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean', default: false }, model: { type: 'string' } },
   });
   const rows = await loadRows(values.data, limitOf(values.limit, usage), usage);
-  const dir = values.model ?? defaultModel();
+  const dir = values.model ?? defaultModelDir();
   const model = await loadModel(dir, usage);
   try {
     const bar = new ProgressBar('programs', rows.length);
@@ -125,7 +113,7 @@ async function cruxevalCommand(argv: string[], usage: UsageErrorFactory): Promis
   if (method !== 'step_return' && method !== 'breakpoint') throw usage('--method must be step_return or breakpoint');
   if (values.method !== undefined && task === 'input') throw usage('--method applies to --task output only');
   const rows = await loadRows(values.data, limitOf(values.limit, usage), usage);
-  const dir = values.model ?? defaultModel();
+  const dir = values.model ?? defaultModelDir();
   const model = await loadModel(dir, usage);
   try {
     const frames = await PartialFrameDecoder.load(model, dir);

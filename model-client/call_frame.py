@@ -3,6 +3,10 @@
 program runs.
 
     python3 model-client/call_frame.py --entry=NAME --args='PY LITERALS' < PROGRAM
+    python3 model-client/call_frame.py --entry=NAME --infer < PROGRAM
+
+With --infer there are no arguments: every parameter's value is left unknown (null), for the
+model to propose (the debugger's "infer arguments").
 
 The entry's `def` is found in the program's syntax tree; a stub with the same signature (no
 decorators, no annotations, literal defaults evaluated with ast.literal_eval, a body that
@@ -90,13 +94,25 @@ def _stub(fn, qualname):
     return func
 
 
-def call_frame(program, entry, args_text):
+def _parameters(fn):
+    """The parameter names in the order CPython binds them into locals."""
+    a = fn.args
+    names = [p.arg for p in a.posonlyargs + a.args]
+    if a.vararg is not None:
+        names.append(a.vararg.arg)
+    names += [p.arg for p in a.kwonlyargs]
+    if a.kwarg is not None:
+        names.append(a.kwarg.arg)
+    return names
+
+
+def call_frame(program, entry, args_text, infer=False):
     try:
         tree = ast.parse(program)
     except SyntaxError as e:
         return {'kind': 'invalid', 'message': f'{type(e).__name__} at line {e.lineno}: {e.msg}'}
     try:
-        args, kwargs = parse_args(args_text)
+        args, kwargs = parse_args('' if infer else args_text)
     except StartError as e:
         return {'kind': 'invalid', 'message': str(e)}
     fn = _find(tree, entry)
@@ -108,6 +124,8 @@ def call_frame(program, entry, args_text):
     if isinstance(fn, ast.AsyncFunctionDef) or _is_generator(fn):
         return {'kind': 'unknown', 'reason': f"calling '{entry}' only creates a {'coroutine' if isinstance(fn, ast.AsyncFunctionDef) else 'generator'}"}
     line = fn.lineno
+    if infer:
+        return {'kind': 'call', 'function': fn.name, 'line': line, 'locals': [[name, None] for name in _parameters(fn)]}
     stub = _stub(fn, entry)
     reprs = Reprs(MAX_REPR)
     try:
@@ -126,8 +144,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     p.add_argument('--entry', required=True)
     p.add_argument('--args', default='')
+    p.add_argument('--infer', action='store_true', help='leave every argument to the model')
     opts = p.parse_args()
-    print(json.dumps(call_frame(sys.stdin.read(), opts.entry, opts.args)))
+    print(json.dumps(call_frame(sys.stdin.read(), opts.entry, opts.args, opts.infer)))
 
 
 if __name__ == '__main__':

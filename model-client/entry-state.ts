@@ -22,8 +22,10 @@ import { pythonExecutable, sourceLines } from '../tracer/run-tracer.js';
 export interface Entry {
   /** The function to call (dotted for a method: `Class.method`). */
   entry: string;
-  /** Its arguments as Python literals, e.g. `[1, 2], 'x', k=3`. */
+  /** Its arguments as Python literals, e.g. `[1, 2], 'x', k=3` (ignored with inferArgs). */
   args: string;
+  /** No arguments from the user: the model proposes them (the call frame's values are left to it). */
+  inferArgs?: boolean;
 }
 
 /**
@@ -34,7 +36,7 @@ export interface Entry {
  */
 export type EntryStart =
   | { kind: 'known'; state: State }
-  | { kind: 'partial'; prefix: string }
+  | { kind: 'partial'; prefix: string; locals: string[] }
   | { kind: 'exit'; exit: Exit }
   | { kind: 'unknown'; reason: string };
 
@@ -66,7 +68,8 @@ function helperScript(): string {
 
 function runHelper(program: string, entry: Entry): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const child = spawn(pythonExecutable(), [helperScript(), `--entry=${entry.entry}`, `--args=${entry.args}`], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const argv = [helperScript(), `--entry=${entry.entry}`, entry.inferArgs ? '--infer' : `--args=${entry.args}`];
+    const child = spawn(pythonExecutable(), argv, { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), HELPER_TIMEOUT_MS);
@@ -122,5 +125,8 @@ function callStart(program: string, fn: string, line: number, bound: [string, st
   const entries = Object.entries(state.locals).slice(0, firstUnknown + 1);
   const text = serializeFrame('forward', { ...state, locals: Object.fromEntries(entries) });
   const tail = ` ${JSON.stringify(entries[firstUnknown]![1])}}`;
-  return { kind: 'partial', prefix: text.slice(0, text.length - tail.length) };
+  // The names are known (the signature's): only the values are left to the model. A frame
+  // cut by the truncation rule (a "…" entry) is left free.
+  const names = Object.keys(state.locals);
+  return { kind: 'partial', prefix: text.slice(0, text.length - tail.length), locals: bound.length === names.length ? names : [] };
 }

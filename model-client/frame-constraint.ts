@@ -39,6 +39,8 @@ export interface FrameRules {
   /** The program's source lines (line n is lines[n - 1]). */
   lines: readonly string[];
   names: FrameNames;
+  /** A run's first frame, a call whose parameters are known: the locals it writes, in order. */
+  callLocals?: readonly string[];
 }
 
 export type ExitHead = 'normal' | 'error' | 'never' | 'entry';
@@ -363,8 +365,10 @@ export class FrameConstraint {
         const text = truncateText(rules.lines[this.line! - 1] ?? '', MAX_SOURCE_CHARS);
         return new SourceSegment(Array.from(text, (ch) => cp(ch)));
       }
-      case 'locals':
-        return new LocalsSegment(this.bare);
+      case 'locals': {
+        const call = rules.action === null && this.head?.kind === 'event' && this.head.event === 'call';
+        return new LocalsSegment(this.bare, call ? rules.callLocals : undefined);
+      }
       case 'value':
         return new ValueSegment();
     }

@@ -178,6 +178,10 @@ function keyRule(markerAllowed: boolean, taken: readonly string[]): ContentRule 
     complete: (s) => (IDENTIFIER.test(s) && !taken.includes(s)) || (markerAllowed && s === DELTA_MARKER) || s === MORE_LOCALS_KEY,
   };
 }
+/** A key that must be `name`: the frame's locals are known by name, their values are not. */
+function requiredKeyRule(name: string): ContentRule {
+  return { prefix: (s) => name.startsWith(s), complete: (s) => s === name };
+}
 const markerValueRule: ContentRule = { prefix: (s) => DELTA_MARKER.startsWith(s), complete: (s) => s === DELTA_MARKER };
 const moreValueRule: ContentRule = { prefix: (s) => MORE_VALUE_PREFIX.test(s), complete: (s) => MORE_VALUE.test(s) };
 
@@ -194,7 +198,10 @@ export interface LocalEntry {
  */
 type LocalsState = 'start' | 'open' | 'keyNext' | 'key' | 'colon' | 'colonSpace' | 'value' | 'next' | 'comma' | 'closed';
 
-/** A locals object, full or a delta. */
+/**
+ * A locals object, full or a delta; with `required`, exactly those names in that order (a
+ * call frame whose parameters are known: only their values are the model's).
+ */
 export class LocalsSegment implements Segment {
   private state: LocalsState = 'start';
   private current: JsonString | null = null;
@@ -202,7 +209,15 @@ export class LocalsSegment implements Segment {
   private keys: readonly string[] = [];
   private entries_: readonly LocalEntry[] = [];
 
-  constructor(private readonly deltaAllowed: boolean) {}
+  constructor(
+    private readonly deltaAllowed: boolean,
+    private readonly required?: readonly string[],
+  ) {}
+
+  /** With required names: whether all of them are written (the object may close only then, and must). */
+  private requiredDone(): boolean | undefined {
+    return this.required ? this.keys.length >= this.required.length : undefined;
+  }
 
   /** The written locals (the delta marker left out), with the tokens of each repr. */
   get entries(): readonly LocalEntry[] {
@@ -214,7 +229,8 @@ export class LocalsSegment implements Segment {
       case 'start':
         return this.expect(c, '{', 'open');
       case 'open':
-        if (c === cp('}')) return this.expect(c, '}', 'closed');
+        if (c === cp('}')) return this.requiredDone() !== false && this.expect(c, '}', 'closed');
+        if (this.requiredDone() === true) return false;
         return this.startKey(c, at);
       case 'keyNext':
         return this.startKey(c, at);
@@ -241,7 +257,8 @@ export class LocalsSegment implements Segment {
         }
         return true;
       case 'next':
-        if (c === cp('}')) return this.expect(c, '}', 'closed');
+        if (c === cp('}')) return this.requiredDone() !== false && this.expect(c, '}', 'closed');
+        if (this.requiredDone() === true) return false;
         // Nothing may follow the truncation entry, and the cap counts real entries.
         if (this.key === MORE_LOCALS_KEY || this.entries_.length >= MAX_LOCALS) return false;
         return this.expect(c, ',', 'comma');
@@ -260,7 +277,8 @@ export class LocalsSegment implements Segment {
 
   private startKey(c: number, at: number): boolean {
     // A fresh string per key carries the key rule: the marker may only be the first key.
-    this.current = new JsonString(keyRule(this.deltaAllowed && this.keys.length === 0, this.keys), MAX_REPR_CHARS);
+    const rule = this.required ? requiredKeyRule(this.required[this.keys.length]!) : keyRule(this.deltaAllowed && this.keys.length === 0, this.keys);
+    this.current = new JsonString(rule, MAX_REPR_CHARS);
     this.state = 'key';
     return this.current.push(c, at);
   }
@@ -280,7 +298,7 @@ export class LocalsSegment implements Segment {
   }
 
   clone(): LocalsSegment {
-    const c = new LocalsSegment(this.deltaAllowed);
+    const c = new LocalsSegment(this.deltaAllowed, this.required);
     c.state = this.state;
     c.current = this.current?.clone() ?? null;
     c.key = this.key;

@@ -14,9 +14,10 @@
  * message, not later with a strange prediction.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ALL_TOKENS } from '../grammar/tokens.js';
 import { TraceTokenizer } from '../data-pipeline/tokenizer.js';
@@ -170,4 +171,20 @@ export async function loadTokenizer(folder: ModelFolder): Promise<TraceTokenizer
     if (expected !== undefined && tokenizer.tokenId(token) !== expected) throw fail(`${token} is ${tokenizer.tokenId(token)}, config says ${expected}`);
   }
   return tokenizer;
+}
+
+/** The folder of ndb's package.json (the repository root; the package root when installed). */
+export function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
+    dir = up;
+  }
+  return dir;
+}
+
+/** The embedded default model, which ndb uses unless told otherwise (--model, a setting). */
+export function defaultModelDir(): string {
+  return join(packageRoot(), 'models', 'default');
 }

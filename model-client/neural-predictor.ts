@@ -96,7 +96,7 @@ export class NeuralPredictor implements Predictor {
     return new NeuralPredictor(session, tokenizer, table, opts);
   }
 
-  async start(program: string, entry: Entry | null): Promise<Prediction> {
+  async start(program: string, entry: Entry | null, opts: PredictOptions = {}): Promise<Prediction> {
     const started = performance.now();
     const lines = sourceLines(program);
     const contextIds = this.tokenizer.encode(serializeContext(program));
@@ -114,8 +114,8 @@ export class NeuralPredictor implements Predictor {
     // What the input leaves open, the model writes: after the known start of the frame, if any.
     const given = start.kind === 'partial' ? this.tokenizer.encode(start.prefix) : [];
     return this.decode(
-      { ids: [...contextIds, this.tokenizer.tokenId(TOKENS.frameSep), ...given], rules: { action: null, lines, names: this.program.names }, given, started, prefilled: context.prefilled },
-      {},
+      { ids: [...contextIds, this.tokenizer.tokenId(TOKENS.frameSep), ...given], rules: { action: null, lines, names: this.program.names, ...(start.kind === 'partial' && start.locals.length ? { callLocals: start.locals } : {}) }, given, started, prefilled: context.prefilled },
+      opts,
     );
   }
 
@@ -152,7 +152,7 @@ export class NeuralPredictor implements Predictor {
     const sampling: SamplingOptions = {
       temperature: opts.temperature ?? (samples > 1 ? 1 : 0),
       topP: this.opts.topP ?? 0.95,
-      seed: this.opts.seed ?? 0,
+      seed: opts.seed ?? this.opts.seed ?? 0,
       // A frame may use the rest of the context, up to the cap.
       maxNewTokens: Math.min(this.maxNewTokens(), this.session.maxPositions - req.ids.length + req.given.length),
     };

@@ -73,11 +73,16 @@ export interface PredictOptions {
   samples?: number;
   /** Sampling temperature; default 0 (greedy) for one sample, 1 for several. */
   temperature?: number;
+  /** Seed of the samples (default: the predictor's); a new seed gives new samples (resample). */
+  seed?: number;
 }
 
 export interface Predictor {
-  /** Starts a run of `program` at `entry` (a function and its literal arguments), or at the module's top level. */
-  start(program: string, entry: Entry | null): Promise<Prediction>;
+  /**
+   * Starts a run of `program` at `entry` (a function and its literal arguments, or with
+   * `inferArgs` arguments the predictor proposes), or at the module's top level.
+   */
+  start(program: string, entry: Entry | null, opts?: PredictOptions): Promise<Prediction>;
   /**
    * The state `action` leads to from the last state of `history` (the states visited so
    * far, oldest first, each with the action taken from it; the last one's action, if

@@ -35,6 +35,7 @@ export class TracerPredictor implements Predictor {
   private tree: StateTree | null = null;
 
   async start(program: string, entry: Entry | null): Promise<Prediction> {
+    if (entry?.inferArgs) throw new Error('the real tracer needs the arguments: it cannot infer them');
     const trace = await traceSource(program, entry ? { entry: entry.entry, args: entry.args } : {});
     this.tree = new StateTree(trace);
     if (this.tree.size === 0) return this.exitPrediction(this.tree.exit);

@@ -1,0 +1,42 @@
+/**
+ * Opening the model a debugging session runs on: the embedded default model unless the user
+ * names another folder, on the CPU unless they ask for CUDA (which falls back to the CPU,
+ * with a warning, when its provider does not load). Shared by `ndb dap` and `ndb debug`.
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { defaultModelDir } from '../model-client/model-folder.js';
+import { NeuralPredictor } from '../model-client/neural-predictor.js';
+import type { Provider } from '../model-client/session.js';
+
+export interface PredictorChoice {
+  /** A model folder (config.json, tokenizer.json, onnx/…); default: the embedded model. */
+  model?: string;
+  /** cpu (default) or cuda. */
+  device?: string;
+  /** One-line warnings for the user (the CUDA fallback). */
+  onWarning?: (message: string) => void;
+}
+
+/** A model folder that is missing or not a model folder, said so the user can act on it. */
+export class ModelNotFoundError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ModelNotFoundError';
+  }
+}
+
+export function parseDevice(device: string | undefined): Provider {
+  if (device === undefined || device === 'cpu') return 'cpu';
+  if (device === 'cuda') return 'cuda';
+  throw new ModelNotFoundError(`unknown device ${JSON.stringify(device)}: use cpu or cuda`);
+}
+
+export async function loadPredictor(choice: PredictorChoice = {}): Promise<NeuralPredictor> {
+  const dir = choice.model ? resolve(choice.model) : defaultModelDir();
+  const provider = parseDevice(choice.device);
+  if (!existsSync(dir)) throw new ModelNotFoundError(`no model folder at ${dir} (give a folder written by training/export_onnx.py, or leave the model setting out for the embedded one)`);
+  if (!existsSync(join(dir, 'manifest.json'))) throw new ModelNotFoundError(`${dir} is not a model folder: it has no manifest.json (see training/README.md)`);
+  // One intra-op thread: at this size a second one is no faster (training/README.md).
+  return NeuralPredictor.load(dir, { provider, threads: 1, ...(choice.onWarning ? { onWarning: choice.onWarning } : {}) });
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""What a debugger needs to know about a program before it runs, from compile() and ast alone:
+no line of the program runs.
+
+    python3 adapter/program-info.py < PROGRAM
+
+The executable lines are where a breakpoint can hit: the lines that carry bytecode in the
+module's code object or any code object nested in it (functions, classes, lambdas,
+comprehensions), as co_lines() reports them. The functions are every def, with CPython's
+qualname (`Class.method`, `outer.<locals>.inner`), for "debug the function under the cursor".
+Prints one JSON object:
+
+    {"kind": "ok", "executableLines": [N, ...],
+     "functions": [{"name", "qualname", "line", "endLine", "params": [NAME, ...]}, ...]}
+    {"kind": "error", "message": "SyntaxError at line 3: invalid syntax", "line": 3 or null}
+"""
+import ast
+import json
+import sys
+import types
+
+
+def executable_lines(code):
+    lines = set()
+    stack = [code]
+    while stack:
+        co = stack.pop()
+        # Line 0 and None mark bytecode that belongs to no source line (3.11's module RESUME).
+        lines.update(line for _, _, line in co.co_lines() if line)
+        stack.extend(c for c in co.co_consts if isinstance(c, types.CodeType))
+    return sorted(lines)
+
+
+def params(args):
+    """Parameter names in signature order: positional-only, positional, *args, keyword-only, **kwargs."""
+    named = args.posonlyargs + args.args + ([args.vararg] if args.vararg else []) + args.kwonlyargs
+    return [a.arg for a in named + ([args.kwarg] if args.kwarg else [])]
+
+
+class Functions(ast.NodeVisitor):
+    def __init__(self):
+        self.found = []
+        self.prefix = []  # the qualname of the enclosing scope, CPython's way
+
+    def visit_ClassDef(self, node):
+        self.prefix.append(node.name)
+        self.generic_visit(node)
+        self.prefix.pop()
+
+    def visit_FunctionDef(self, node):
+        qualname = '.'.join(self.prefix + [node.name])
+        self.found.append({
+            'name': node.name,
+            'qualname': qualname,
+            'line': node.lineno,  # the def's own line, after any decorators
+            'endLine': node.end_lineno,
+            'params': params(node.args),
+        })
+        self.prefix.extend([node.name, '<locals>'])
+        self.generic_visit(node)
+        del self.prefix[-2:]
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+
+def program_info(source):
+    try:
+        code = compile(source, '<program>', 'exec', dont_inherit=True)
+        tree = ast.parse(source)
+    except SyntaxError as e:  # compile() also catches what ast.parse lets through ('return' outside function)
+        where = f' at line {e.lineno}' if e.lineno else ''
+        return {'kind': 'error', 'message': f'{type(e).__name__}{where}: {e.msg}', 'line': e.lineno or None}
+    except ValueError as e:  # e.g. "source code string cannot contain null bytes"
+        return {'kind': 'error', 'message': f'SyntaxError: {e}', 'line': None}
+    except (RecursionError, MemoryError):
+        return {'kind': 'error', 'message': 'SyntaxError: the program is too deeply nested to compile', 'line': None}
+    functions = Functions()
+    functions.visit(tree)
+    return {'kind': 'ok', 'executableLines': executable_lines(code), 'functions': functions.found}
+
+
+def main():
+    # Bytes, decoded here: the caller writes UTF-8 whatever this process's locale says.
+    source = sys.stdin.buffer.read().decode('utf-8', errors='replace')
+    print(json.dumps(program_info(source)))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,94 @@
+/**
+ * The predicted run as a debugger walks it: the stops visited, in run order, each with the
+ * action taken from it to the next one, and the predicted end of the run once reached.
+ *
+ * A timeline is what makes a neural session feel like a real one: stepping back to a stop
+ * already seen shows the same state again (not a fresh guess), and stepping forward again
+ * from it with the same action replays what was predicted. Asking for something new there
+ * (another action, an edited variable, a resample) drops the stops after it: that future
+ * was predicted from a past that no longer holds.
+ */
+import type { Action, Exit, State } from '../grammar/state.js';
+import type { ExitConfidence, StateConfidence } from '../model-client/confidence.js';
+import type { HistoryEntry, Origin, PredictionStats, Vote } from '../model-client/predictor.js';
+
+export interface Stop {
+  state: State;
+  origin: Origin;
+  confidence: StateConfidence;
+  vote?: Vote;
+  stats?: PredictionStats;
+  /** The action taken from this stop to the next one of the timeline (or to the end). */
+  action?: Action;
+  /** Locals the user set at this stop (what-if debugging): their values are the user's. */
+  edited: string[];
+  /** Stops before the timeline's first that the model inferred by stepping back. */
+  inferredBackward?: boolean;
+}
+
+export interface End {
+  exit: Exit;
+  origin: Origin;
+  confidence: ExitConfidence;
+  stats?: PredictionStats;
+}
+
+export function sameAction(a: Action | undefined, b: Action): boolean {
+  return a !== undefined && JSON.stringify(a) === JSON.stringify(b);
+}
+
+export class Timeline {
+  readonly stops: Stop[] = [];
+  /** The predicted end, reached by the last stop's action. */
+  end: End | null = null;
+  /** Index of the current stop; with `atEnd`, the run has ended after the last stop. */
+  position = 0;
+  atEnd = false;
+
+  get current(): Stop {
+    const stop = this.stops[this.position];
+    if (!stop) throw new Error('the session has no current state (launch first)');
+    return stop;
+  }
+
+  get started(): boolean {
+    return this.stops.length > 0;
+  }
+
+  reset(first: Stop | null, end: End | null): void {
+    this.stops.length = 0;
+    if (first) this.stops.push(first);
+    this.end = end;
+    this.position = 0;
+    this.atEnd = first === null;
+  }
+
+  /**
+   * Where `action` from the current stop leads, if the timeline already knows: the next stop
+   * (index) or the end. Undefined when it must be predicted.
+   */
+  known(action: Action): number | 'end' | undefined {
+    const stop = this.current;
+    if (!sameAction(stop.action, action)) return undefined;
+    if (this.position + 1 < this.stops.length) return this.position + 1;
+    if (this.position === this.stops.length - 1 && this.end) return 'end';
+    return undefined;
+  }
+
+  /** Forgets the future after the current stop, so that a new one can be predicted. */
+  truncate(): void {
+    this.stops.length = this.position + 1;
+    this.end = null;
+    delete this.current.action;
+  }
+
+  /** The states from the first stop to the current one, with the actions taken between. */
+  history(): HistoryEntry[] {
+    return this.stops.slice(0, this.position + 1).map((s, i) => (i < this.position ? { state: s.state, action: s.action! } : { state: s.state }));
+  }
+
+  /** The actions from the first stop to stop `index` (what the real run replays in verify mode). */
+  actionsTo(index: number): Action[] {
+    return this.stops.slice(0, index).map((s) => s.action!);
+  }
+}

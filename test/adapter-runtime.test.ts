@@ -1,0 +1,189 @@
+/**
+ * The runtime's walk of a run: the timeline (replay, step back, truncation), breakpoints,
+ * continue, until, verify mode and bad input.
+ *
+ * Most tests drive it with the real tracer as its predictor: then every state is known, so
+ * the walk itself can be checked exactly (the tracer here stands in for nothing: it is the
+ * Predictor the runtime is handed). The tests at the end use the shipped model.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { NeuralRuntime, RuntimeError, type StopEvent } from '../adapter/runtime.js';
+import { NeuralPredictor } from '../model-client/neural-predictor.js';
+import { TracerPredictor } from '../model-client/tracer-predictor.js';
+
+const MODEL_DIR = process.env.NDB_TEST_MODEL ?? 'models/default';
+const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
+
+const PROGRAM = [
+  'def is_match(c, t):', //   1
+  '    return c == t', //      2
+  '', //                       3
+  '', //                       4
+  'def count(s, t):', //       5
+  '    n = 0', //              6
+  '    # walk the string', //  7
+  '    for c in s:', //        8
+  '        if is_match(c, t):', // 9
+  '            n += 1', //     10
+  '    return n', //           11
+  '',
+].join('\n');
+
+let file: string;
+beforeAll(async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'ndb-runtime-'));
+  file = join(dir, 'count.py');
+  await writeFile(file, PROGRAM);
+});
+
+function tracerRuntime(): NeuralRuntime {
+  return new NeuralRuntime(new TracerPredictor());
+}
+
+describe('runtime on the real run', () => {
+  it('steps, replays the timeline when stepping back and forward again', async () => {
+    const rt = tracerRuntime();
+    const stops: StopEvent[] = [];
+    rt.on('stopped', (e: StopEvent) => stops.push(e));
+    expect((await rt.launch({ program: file, entry: 'count', args: "'ab', 'b'" })).reason).toBe('entry');
+    expect(rt.current!.state.event).toBe('call');
+    await rt.stepOver();
+    expect(rt.current!.state.line).toBe(6);
+    await rt.stepOver();
+    expect(rt.current!.state.line).toBe(8);
+    const lengthBefore = rt.timeline.stops.length;
+    await rt.stepBack();
+    expect(rt.current!.state.line).toBe(6);
+    await rt.stepOver(); // the same action again: replayed, not predicted
+    expect(rt.current!.state.line).toBe(8);
+    expect(rt.timeline.stops.length).toBe(lengthBefore);
+    expect(stops.map((s) => s.reason)).toEqual(['entry', 'step', 'step', 'step', 'step']);
+  });
+
+  it('a different action from a past stop forgets the old future', async () => {
+    const rt = tracerRuntime();
+    await rt.launch({ program: file, entry: 'count', args: "'ab', 'b'" });
+    for (let i = 0; i < 4; i++) await rt.stepIn();
+    await rt.stepBack();
+    await rt.stepBack();
+    expect(rt.timeline.stops.length).toBe(5);
+    await rt.stepOut();
+    expect(rt.timeline.stops.length).toBe(4);
+    expect(rt.current!.state.event).toBe('return');
+  });
+
+  it('steps into a call and out of it, with the caller frame and its locals', async () => {
+    const rt = tracerRuntime();
+    await rt.launch({ program: file, entry: 'count', args: "'ab', 'b'" });
+    await rt.setBreakpoints([9]);
+    await rt.continue();
+    expect(rt.current!.state.line).toBe(9);
+    await rt.stepIn();
+    const frames = rt.frames();
+    expect(frames.map((f) => f.function)).toEqual(['is_match', 'count']);
+    expect(frames[1]!.locals).toMatchObject({ s: "'ab'", n: '0' });
+    await rt.stepOut();
+    expect(rt.current!.state.event).toBe('return');
+    expect(rt.current!.state.value).toBe('False');
+  });
+
+  it('continue: to the only breakpoint, among several in run order, and to the end', async () => {
+    const rt = tracerRuntime();
+    await rt.launch({ program: file, entry: 'count', args: "'ab', 'b'" });
+    const views = await rt.setBreakpoints([7, 10, 11]);
+    expect(views.map((v) => v.verified)).toEqual([false, true, true]);
+    expect(views[0]!.message).toMatch(/comment/);
+    expect((await rt.continue()).reason).toBe('breakpoint');
+    expect(rt.current!.state.line).toBe(10);
+    expect((await rt.continue()).reason).toBe('breakpoint');
+    expect(rt.current!.state.line).toBe(11);
+    const end = await rt.continue();
+    expect(end.reason).toBe('end');
+    expect(end.description).toMatch(/returned 1/);
+    // From the end, back through the breakpoints to the start.
+    expect((await rt.reverseContinue()).reason).toBe('breakpoint');
+    expect(rt.current!.state.line).toBe(11);
+    await rt.reverseContinue();
+    expect(rt.current!.state.line).toBe(10);
+    expect((await rt.reverseContinue()).reason).toBe('entry');
+    expect(rt.timeline.position).toBe(0);
+    expect((await rt.stepBack()).description).toMatch(/start of the run/);
+  });
+
+  it('until a line, and stopOnEntry false runs to the first breakpoint', async () => {
+    const rt = tracerRuntime();
+    await rt.setBreakpoints([10], file);
+    const first = await rt.launch({ program: file, entry: 'count', args: "'abb', 'b'", stopOnEntry: false });
+    expect(first.reason).toBe('breakpoint');
+    expect(rt.current!.state.line).toBe(10);
+    await rt.until(11);
+    expect(rt.current!.state.line).toBe(11);
+    expect(rt.current!.state.locals.n).toBe('2');
+  });
+
+  it('verify mode finds nothing to flag on the real run, and says why it stops after an edit', async () => {
+    const rt = tracerRuntime();
+    await rt.launch({ program: file, entry: 'count', args: "'ab', 'b'", verify: true });
+    await rt.stepOver();
+    await rt.stepOver();
+    expect(rt.verification()).toMatchObject({ kind: 'state', matches: true });
+    await rt.setVariable('n', '5');
+    expect(rt.verification()).toMatchObject({ kind: 'unavailable' });
+    expect(rt.timeline.stops.length).toBe(rt.timeline.position + 1);
+  });
+
+  it('bad input: clear errors, and the runtime stays usable', async () => {
+    const rt = tracerRuntime();
+    await expect(rt.launch({ program: file, entry: 'count' })).rejects.toThrow(/needs arguments/);
+    await expect(rt.launch({ program: file + '.missing', entry: 'count', args: '1, 2' })).rejects.toThrow(/cannot read the program/);
+    await expect(rt.launch({ program: file, entry: 'nope', args: '1' })).rejects.toThrow(/no function named 'nope'/);
+    await expect(rt.launch({ program: file, entry: 'count', args: 'open("x")' })).rejects.toThrow(/literal/);
+    const bad = join(file, '..', 'bad.py');
+    await writeFile(bad, 'def f(:\n    pass\n');
+    await expect(rt.launch({ program: bad, entry: 'f', args: '' })).rejects.toThrow(/SyntaxError at line 1/);
+    await expect(rt.launch({ program: file, entry: 'count', args: "'b', 'b'" })).resolves.toMatchObject({ reason: 'entry' });
+    await expect(rt.setVariable('nope', '1')).rejects.toBeInstanceOf(RuntimeError);
+  });
+});
+
+describe.skipIf(!HAS_MODEL)('runtime on the shipped model', () => {
+  let predictor: NeuralPredictor;
+  beforeAll(async () => {
+    predictor = await NeuralPredictor.load(MODEL_DIR);
+  });
+
+  it('an edited variable conditions the next prediction; resample gives a model state', async () => {
+    const rt = new NeuralRuntime(predictor);
+    await rt.launch({ program: file, entry: 'count', args: "'ab', 'b'" });
+    await rt.stepOver();
+    await rt.stepOver();
+    const stop = await rt.setVariable('n', '41');
+    expect(stop.edited).toEqual(['n']);
+    expect(rt.timeline.stops.length).toBe(rt.timeline.position + 1);
+    const e = await rt.stepOver();
+    expect(['step', 'exception', 'end']).toContain(e.reason);
+    const history = rt.timeline.history();
+    expect(history.some((h) => h.state.locals.n === '41')).toBe(true);
+    if (!rt.ended) {
+      await rt.resample();
+      expect(rt.current!.origin).toBe('model');
+    }
+  });
+
+  it('inferArgs: the model proposes the call state, and resample proposes again', async () => {
+    const rt = new NeuralRuntime(predictor);
+    const e = await rt.launch({ program: file, entry: 'count', inferArgs: true });
+    expect(e.reason === 'entry' || e.reason === 'end').toBe(true);
+    if (e.reason === 'entry') {
+      expect(rt.current!.state.event).toBe('call');
+      expect(rt.current!.origin).toBe('model');
+      expect(Object.keys(rt.current!.state.locals)[0]).toBe('s');
+      await rt.resample();
+      expect(rt.current!.state.stack[0]!.function).toBe('count');
+    }
+  });
+});
