@@ -285,4 +285,21 @@ describe('locals constraint', () => {
     expect(seg.clone().push('"'.codePointAt(0)!, 0)).toBe(false);
     expect(push('y": "2"}')).toBe(true);
   });
+
+  it('with required names, writes exactly those, in order, and closes only after the last', () => {
+    const seg = new LocalsSegment(false, ['s', 't']);
+    const push = (text: string) => Array.from(text).every((ch, i) => seg.push(ch.codePointAt(0)!, i));
+    const tries = (text: string) => {
+      const c = seg.clone();
+      return Array.from(text).every((ch, i) => c.push(ch.codePointAt(0)!, i));
+    };
+    expect(tries('{}')).toBe(false);
+    expect(tries('{"t"')).toBe(false);
+    expect(push('{"s": "\'ab\'"')).toBe(true);
+    expect(tries('}')).toBe(false);
+    expect(push(', "t": "1"')).toBe(true);
+    expect(tries(', ')).toBe(false);
+    expect(push('}')).toBe(true);
+    expect(seg.canEnd()).toBe(true);
+  });
 });

@@ -158,6 +158,13 @@ describe('entry state (no model)', () => {
     expect(await entryStart(program, { entry: 'f', args: '1' })).toEqual({
       kind: 'partial',
       prefix: `${TOKENS.callSep}${TOKENS.locSep}f:2${TOKENS.srcSep}def f(a, sep=os.sep, n=3):${TOKENS.argSep}{"a": "1", "sep":`,
+      locals: ['a', 'sep', 'n'],
+    });
+    // Inferred arguments: every value is the model's, the names are the signature's.
+    expect(await entryStart(program, { entry: 'f', args: '', inferArgs: true })).toEqual({
+      kind: 'partial',
+      prefix: `${TOKENS.callSep}${TOKENS.locSep}f:2${TOKENS.srcSep}def f(a, sep=os.sep, n=3):${TOKENS.argSep}{"a":`,
+      locals: ['a', 'sep', 'n'],
     });
     expect(await entryStart(program, { entry: 'g', args: '' })).toMatchObject({ kind: 'unknown' });
     await expect(entryStart(program, { entry: 'h', args: '' })).rejects.toThrow(new EntryError("no function named 'h' in the program; functions defined: f, g"));

@@ -229,6 +229,19 @@ def sha256(path):
     return h.hexdigest()
 
 
+def limit_tokenizer_length(out, context_length):
+    """The tokenizer's model_max_length is the model's context (the tokenizer is trained
+    before the context is chosen, so it starts with a default): tools that trust it then warn
+    about inputs the model cannot take."""
+    path = os.path.join(out, "tokenizer_config.json")
+    if not os.path.exists(path):
+        return
+    with open(path) as f:
+        config = json.load(f)
+    config["model_max_length"] = context_length
+    write_json(path, config)
+
+
 def write_manifest(out):
     files = {}
     for root, _, names in os.walk(out):
@@ -275,6 +288,7 @@ def main():
 
     stop_ids = [meta_id(meta, "action_sep"), meta_id(meta, "eos")]
     write_json(os.path.join(args.out, "config.json"), hf_config(cfg, ckpt, meta, params, args.quantize))
+    limit_tokenizer_length(args.out, cfg.context_length)
     with open(os.path.join(args.out, "parity.json"), "w") as f:
         head = {
             "max_new_tokens": PARITY_NEW_TOKENS,
