@@ -13,7 +13,7 @@
  *
  * Events:
  *   'stopped'  (StopEvent)            after every command that moves
- *   'output'   (text, category)       the predicted end, verify findings, notes
+ *   'output'   (text, category)       verify findings and notes (the end is the stop's description)
  *   'progress' (ProgressEvent)        a multi-step command's progress
  */
 import { EventEmitter } from 'node:events';
@@ -56,8 +56,10 @@ export type StopReason = 'entry' | 'step' | 'breakpoint' | 'exception' | 'end' |
 
 export interface StopEvent {
   reason: StopReason;
-  /** One line for the user: what happened, when it is not just "stepped". */
+  /** One line for the user: what happened, when it is not just "stepped" (the predicted end's value). */
   description?: string;
+  /** The stop was already in the timeline: shown again, not predicted again. */
+  replayed?: boolean;
 }
 
 export interface ProgressEvent {
@@ -294,15 +296,16 @@ export class NeuralRuntime extends EventEmitter {
         t.stops.push(this.stopOf(prediction));
       }
     }
+    const replayed = known === undefined ? {} : { replayed: true };
     if (known === 'end' || (known === undefined && t.end)) {
       t.atEnd = true;
-      return this.endEvent();
+      return { ...this.endEvent(), ...replayed };
     }
     t.position++;
     const state = t.current.state;
-    if (state.event === 'exception') return { reason: 'exception', description: `${state.value} (predicted)` };
-    if (arrival === 'breakpoint' && !(state.event === 'line' && this.breakpointLines.has(state.line))) return { reason: 'step' };
-    return { reason: arrival };
+    if (state.event === 'exception') return { reason: 'exception', description: `${state.value} (predicted)`, ...replayed };
+    if (arrival === 'breakpoint' && !(state.event === 'line' && this.breakpointLines.has(state.line))) return { reason: 'step', ...replayed };
+    return { reason: arrival, ...replayed };
   }
 
   private async predict(action: Action, extra: PredictOptions): Promise<Prediction> {
@@ -337,11 +340,11 @@ export class NeuralRuntime extends EventEmitter {
       if (!t.started) return this.emitStop(this.endEvent());
       if (t.atEnd) {
         t.atEnd = false;
-        return this.emitStop({ reason: 'step' });
+        return this.emitStop({ reason: 'step', replayed: true });
       }
       if (t.position > 0) {
         t.position--;
-        return this.emitStop({ reason: 'step' });
+        return this.emitStop({ reason: 'step', replayed: true });
       }
       return this.emitStop(await this.inferBefore());
     });
@@ -543,7 +546,6 @@ export class NeuralRuntime extends EventEmitter {
   }
 
   private emitStop(event: StopEvent): StopEvent {
-    if (event.reason === 'end') this.emit('output', `${event.description}\n`, 'console');
     const v = this.verification();
     if (v && v.kind !== 'unavailable' && !v.matches) this.emit('output', `verify: ${summarize(v)}\n`, 'console');
     this.emit('stopped', event);
