@@ -23,7 +23,9 @@ import { truncateRepr } from '../grammar/truncate.js';
 import type { Entry } from '../model-client/entry-state.js';
 import type { Prediction, PredictOptions, Predictor } from '../model-client/predictor.js';
 import { programInfo, type ProgramInfo } from './program-info.js';
-import { type End, type Stop, Timeline } from './timeline.js';
+import { type End, RuntimeError, type Stop, Timeline } from './timeline.js';
+
+export { RuntimeError };
 import { describeExit, type Verification, Verifier } from './verifier.js';
 
 export interface LaunchOptions {
@@ -90,20 +92,13 @@ export interface BreakpointView {
   message?: string;
 }
 
-/** A user error the client should show as is (bad input, nothing to do). */
-export class RuntimeError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'RuntimeError';
-  }
-}
-
 const DEFAULT_MAX_STEPS = 200;
 
 export class NeuralRuntime extends EventEmitter {
   readonly timeline = new Timeline();
   private launchOptions: LaunchOptions | null = null;
   private source = '';
+  private loadedPath: string | null = null;
   private info: ProgramInfo | null = null;
   private lines: string[] = [];
   private entry: Entry | null = null;
@@ -166,6 +161,7 @@ export class NeuralRuntime extends EventEmitter {
     } catch (err) {
       throw new RuntimeError(`cannot read the program ${path}: ${(err as Error).message}`);
     }
+    this.loadedPath = path;
     this.info = await programInfo(this.source);
     if (this.info.kind === 'error') throw new RuntimeError(`${path}: ${this.info.message}`);
     this.lines = this.source.split(/\r?\n/);
@@ -218,6 +214,7 @@ export class NeuralRuntime extends EventEmitter {
 
   /** Runs to the next breakpoint, or to the predicted end when there is none. */
   continue(): Promise<StopEvent> {
+    this.cancelled = false; // now, not when it starts: a cancel while it waits in the queue counts
     return this.exclusive(() => this.continueRun());
   }
 
@@ -227,6 +224,7 @@ export class NeuralRuntime extends EventEmitter {
    * one in this frame, or the frame returns (step over, repeatedly).
    */
   until(line?: number): Promise<StopEvent> {
+    this.cancelled = false;
     return this.exclusive(async () => {
       if (this.timeline.atEnd) return this.emitStop(this.endEvent());
       if (line !== undefined) {
@@ -257,7 +255,6 @@ export class NeuralRuntime extends EventEmitter {
   /** `action` until a stop satisfies `done`, the end, a cancel, or the step limit. */
   private async repeat(title: string, action: ForwardAction, done: (s: State) => boolean): Promise<StopEvent> {
     const max = this.requireLaunched().maxSteps ?? DEFAULT_MAX_STEPS;
-    this.cancelled = false;
     this.emit('progress', { kind: 'start', title: `Predicting (${title})`, percentage: 0 } satisfies ProgressEvent);
     try {
       for (let n = 1; n <= max; n++) {
@@ -446,7 +443,7 @@ export class NeuralRuntime extends EventEmitter {
    * refuse blank and comment lines too); before launch, lines are read from `program`.
    */
   async setBreakpoints(lines: readonly number[], program?: string): Promise<BreakpointView[]> {
-    if (!this.info && program) await this.loadProgram(program).catch(() => undefined);
+    if (program && program !== this.loadedPath) await this.loadProgram(program).catch(() => undefined);
     const executable = this.info?.kind === 'ok' ? new Set(this.info.executableLines) : null;
     this.breakpointLines = new Set();
     return lines.map((line) => {

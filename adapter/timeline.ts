@@ -12,6 +12,14 @@ import type { Action, Exit, State } from '../grammar/state.js';
 import type { ExitConfidence, StateConfidence } from '../model-client/confidence.js';
 import type { HistoryEntry, Origin, PredictionStats, Vote } from '../model-client/predictor.js';
 
+/** A user error the client should show as is (bad input, nothing to do). */
+export class RuntimeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RuntimeError';
+  }
+}
+
 export interface Stop {
   state: State;
   origin: Origin;
@@ -47,7 +55,7 @@ export class Timeline {
 
   get current(): Stop {
     const stop = this.stops[this.position];
-    if (!stop) throw new Error('the session has no current state (launch first)');
+    if (!stop) throw new RuntimeError('the session has no current state: launch a program first');
     return stop;
   }
 

@@ -63,7 +63,8 @@ export class Verifier {
     const missing: Record<string, string> = {};
     for (const [name, repr] of Object.entries(real.locals)) if (!(name in predicted.locals)) missing[name] = repr;
     const sameLocation = real.event === predicted.event && real.line === predicted.line && JSON.stringify(real.stack) === JSON.stringify(predicted.stack);
-    const value = real.value !== predicted.value ? (real.value ?? '(none)') : undefined;
+    // A value is compared only where both stops have one (a return or exception in both).
+    const value = real.value !== undefined && predicted.value !== undefined && real.value !== predicted.value ? real.value : undefined;
     const matches = sameLocation && Object.keys(locals).length === 0 && Object.keys(missing).length === 0 && value === undefined;
     return { kind: 'state', real, sameLocation, locals, missing, ...(value === undefined ? {} : { value }), matches };
   }

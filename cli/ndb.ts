@@ -13,6 +13,8 @@ import { checkCorpus } from '../data-pipeline/check.js';
 import { tokenizeDataset } from '../data-pipeline/tokenize.js';
 import { TraceTokenizer, trainTokenizer } from '../data-pipeline/tokenizer.js';
 import { EVAL_USAGE, evalCommand } from '../evaluation/cli.js';
+import { DAP_USAGE, dapCommand } from './dap.js';
+import { DEBUG_USAGE, debugCommand } from './debug-repl.js';
 import { ProgressBar, formatSeconds } from './progress.js';
 
 const USAGE = `ndb — the neural debugger for Python
@@ -29,7 +31,7 @@ usage:
       Encode a dataset to uint16 token files for training, fitting trajectories to the context.
   ndb data check --origin humaneval|mbpp|stdlib [--limit N] [--json]
       Trace every program of a corpus with its test inputs and report how the runs ended.
-${EVAL_USAGE}  ndb help
+${EVAL_USAGE}${DEBUG_USAGE}${DAP_USAGE}  ndb help
 `;
 
 /** An error the user can act on: printed as one line, exit code 2, never a stack dump. */
@@ -178,6 +180,10 @@ async function main(argv: string[]): Promise<void> {
       return dataCommand(rest);
     case 'eval':
       return evalCommand(rest, (message) => new UsageError(message));
+    case 'debug':
+      return debugCommand(rest, (message) => new UsageError(message));
+    case 'dap':
+      return dapCommand(rest, (message) => new UsageError(message));
     case undefined:
     case 'help':
     case '--help':

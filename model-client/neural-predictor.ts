@@ -16,7 +16,7 @@ import type { Action, Exit, State } from '../grammar/state.js';
 import { TOKENS } from '../grammar/tokens.js';
 import { sourceLines } from '../tracer/run-tracer.js';
 import { CERTAIN_EXIT, CERTAIN_STATE, exitConfidence, stateConfidence } from './confidence.js';
-import { type DecodedFrame, decodeFrames, type SamplingOptions } from './decode.js';
+import { type DecodedFrame, decodeFrames, FrameBudgetError, type SamplingOptions } from './decode.js';
 import { type Entry, entryStart } from './entry-state.js';
 import type { FrameRules } from './frame-constraint.js';
 import { FrameNames } from './loc-constraint.js';
@@ -52,6 +52,8 @@ interface Program {
 
 const DEFAULT_MAX_NEW_TOKENS = 512;
 const DEFAULT_FRAME_RESERVE = 256;
+/** When every frame ran out of tokens: samples and temperature of the second try. */
+const FALLBACK = { samples: 4, temperature: 0.7 };
 
 /** One frame to decode: the prompt (ending with the frame's given start, if any) and what the frame follows. */
 interface DecodeRequest {
@@ -158,7 +160,15 @@ export class NeuralPredictor implements Predictor {
     };
     const prompt = await this.prefix.prompt(req.ids);
     const ctx = { session: this.session, tokenizer: this.tokenizer, table: this.table };
-    const outcomes = await decodeFrames(ctx, prompt, req.rules, samples, sampling, req.given);
+    let outcomes = await decodeFrames(ctx, prompt, req.rules, samples, sampling, req.given);
+    let fallback = false;
+    // A small model sometimes loops (greedy decoding repeats itself until the token budget
+    // runs out). Then a few samples at a lower temperature get it out of the rut: still the
+    // model's prediction, chosen by the same vote.
+    if (outcomes.every((o) => !o.ok && o.error instanceof FrameBudgetError)) {
+      outcomes = await decodeFrames(ctx, prompt, req.rules, FALLBACK.samples, { ...sampling, temperature: FALLBACK.temperature }, req.given);
+      fallback = true;
+    }
 
     const parsed: Parsed[] = [];
     for (const o of outcomes) if (o.ok) parsed.push(this.parse(o.frame, req.prev, req.rules.action));
@@ -173,13 +183,14 @@ export class NeuralPredictor implements Predictor {
     const forced = chosen.frame.forced.filter(Boolean).length;
     return {
       ...chosen.prediction,
-      ...(samples > 1 ? { vote: { samples, valid: parsed.length, agreement: winner!.length / parsed.length, distinct: groups.size } } : {}),
+      ...(outcomes.length > 1 ? { vote: { samples: outcomes.length, valid: parsed.length, agreement: winner!.length / parsed.length, distinct: groups.size } } : {}),
       stats: {
         promptTokens: req.ids.length,
         prefilledTokens: req.prefilled + prompt.prefilled,
         sampledTokens: chosen.frame.ids.length - forced,
         forcedTokens: forced,
         milliseconds: performance.now() - req.started,
+        ...(fallback ? { fallback: true } : {}),
       },
     };
   }

@@ -1,0 +1,516 @@
+/**
+ * The Debug Adapter Protocol in front of the neural runtime: what VS Code (or any DAP client)
+ * talks to. One small method per request, each mapping onto NeuralRuntime (adapter/runtime.ts),
+ * as in vscode-mock-debug; the Variables view is adapter/variables-view.ts.
+ *
+ * The life of a session: `initialize` (capabilities, then the `initialized` event), `launch`
+ * (load the model, with a progress bar when the client shows them; then wait for
+ * `configurationDone`, so that the breakpoints are in before the first state), then requests
+ * until `disconnect`. A failed request answers with an error the client shows, never a crash:
+ * the runtime keeps its state, so the user can go on (a failed launch can be launched again).
+ *
+ * A moving request (next, continue, …) answers once the runtime has moved, then sends the
+ * `stopped` event: a failed prediction can then still answer with an error, and the view
+ * never shows a state the runtime does not hold. A long continue shows a cancellable
+ * progress bar (`cancel`, or `pause`, stops it between two predictions). The predicted end
+ * of the run stops at the last state, its value in the Debug Console and in an "End of the
+ * run" scope; stepping back from there works as anywhere else.
+ */
+import { basename, resolve } from 'node:path';
+import { DebugSession, InitializedEvent, InvalidatedEvent, OutputEvent, ProgressEndEvent, ProgressStartEvent, ProgressUpdateEvent, Source, StoppedEvent, TerminatedEvent, Thread } from '@vscode/debugadapter';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import { z } from 'zod';
+import { EntryError } from '../model-client/entry-state.js';
+import { FrameBudgetError } from '../model-client/decode.js';
+import { ModelFolderError } from '../model-client/model-folder.js';
+import type { NeuralPredictor } from '../model-client/neural-predictor.js';
+import { ContextOverflowError } from '../model-client/session.js';
+import { TraceFailure } from '../tracer/run-tracer.js';
+import { EvalError, evaluateExpression, valueRepr } from './evaluate.js';
+import { loadPredictor, ModelNotFoundError } from './load-predictor.js';
+import { parsePyValue, typeName } from './python-values.js';
+import { type FrameView, type LaunchOptions, NeuralRuntime, type ProgressEvent, RuntimeError, type StopEvent } from './runtime.js';
+import { provenanceLabel, VariablesView } from './variables-view.js';
+
+/** The launch configuration (a launch.json entry of type `neural-python`). */
+const LaunchArgsSchema = z
+  .object({
+    program: z.string({ required_error: 'program is required: the Python file to debug' }).min(1, 'program is empty'),
+    entry: z.string().min(1).optional(),
+    args: z.string({ invalid_type_error: `args must be one string of Python literals, e.g. "'berry', 'r'"` }).optional(),
+    inferArgs: z.boolean().optional(),
+    model: z.string().min(1).optional(),
+    device: z.enum(['cpu', 'cuda']).optional(),
+    samples: z.number().int().min(1).max(64).optional(),
+    temperature: z.number().min(0).optional(),
+    stopOnEntry: z.boolean().optional(),
+    verify: z.boolean().optional(),
+    maxSteps: z.number().int().positive().optional(),
+  })
+  // VS Code adds its own fields (type, request, name, __sessionId, …).
+  .passthrough();
+export type LaunchArgs = z.infer<typeof LaunchArgsSchema>;
+
+/** A Python run has one thread here: the model predicts the main thread only. */
+const THREAD_ID = 1;
+/** DAP frame ids are the runtime's (0: innermost) plus this, so that none is 0 (falsy in some clients). */
+const FRAME_ID_BASE = 1;
+/** How long launch waits for configurationDone before it starts anyway (a client that never sends it). */
+const CONFIGURATION_TIMEOUT_MS = 10_000;
+
+const ERROR_USER = 1001;
+const ERROR_INTERNAL = 1002;
+
+/** A launch configuration that does not fit LaunchArgsSchema. */
+class LaunchArgsError extends Error {}
+
+/** Errors whose message is written for the user as it is. */
+const USER_ERRORS = [RuntimeError, EntryError, ModelNotFoundError, ModelFolderError, EvalError, TraceFailure, LaunchArgsError];
+
+export class NeuralDebugSession extends DebugSession {
+  private runtime: NeuralRuntime | null = null;
+  private view: VariablesView | null = null;
+  private program: string | null = null;
+  /** The model loaded for each model folder and device this session was launched with. */
+  private predictors = new Map<string, Promise<NeuralPredictor>>();
+  /** Lines asked for per source path, kept across launches (a relaunch gets them too). */
+  private breakpointLines = new Map<string, number[]>();
+  private configured = deferred<void>();
+  /** Resolves once a launch has set up its runtime; breakpoints wait for it (they need the program). */
+  private launched = deferred<void>();
+  private clientShowsProgress = false;
+  private clientHandlesInvalidated = false;
+  private progressId: string | null = null;
+  private progressCount = 0;
+
+  constructor() {
+    super();
+    this.setDebuggerLinesStartAt1(true);
+    this.setDebuggerColumnsStartAt1(true);
+  }
+
+  // ---- set-up ----------------------------------------------------------------------------
+
+  protected override initializeRequest(response: DebugProtocol.InitializeResponse, args: DebugProtocol.InitializeRequestArguments): void {
+    this.clientShowsProgress = args.supportsProgressReporting === true;
+    this.clientHandlesInvalidated = args.supportsInvalidatedEvent === true;
+    response.body = {
+      supportsConfigurationDoneRequest: true,
+      supportsStepBack: true,
+      supportsEvaluateForHovers: true,
+      supportsSetVariable: true,
+      supportsRestartRequest: true,
+      supportsCancelRequest: true,
+      supportsExceptionInfoRequest: true,
+      supportsTerminateRequest: true,
+    };
+    this.sendResponse(response);
+    // Breakpoints may come now; they wait for launch to name the program (setBreakPointsRequest).
+    this.sendEvent(new InitializedEvent());
+  }
+
+  protected override configurationDoneRequest(response: DebugProtocol.ConfigurationDoneResponse): void {
+    this.configured.resolve();
+    this.sendResponse(response);
+  }
+
+  protected override launchRequest(response: DebugProtocol.LaunchResponse, raw: DebugProtocol.LaunchRequestArguments): void {
+    void this.handle(response, async () => {
+      const { runtime, options } = await this.prepareLaunch(raw);
+      await Promise.race([this.configured.promise, delay(CONFIGURATION_TIMEOUT_MS)]);
+      const event = await runtime.launch(options);
+      this.sendResponse(response);
+      this.reportStop(event);
+    });
+  }
+
+  /** The model, a fresh runtime, the program's breakpoints; breakpoint requests waiting for it go on either way. */
+  private async prepareLaunch(raw: unknown): Promise<{ runtime: NeuralRuntime; options: LaunchOptions }> {
+    try {
+      const args = parseLaunchArgs(raw);
+      const runtime = this.newRuntime(await this.predictorFor(args));
+      const program = (this.program = resolve(args.program));
+      await runtime.setBreakpoints(this.breakpointLines.get(program) ?? [], program);
+      return { runtime, options: launchOptions(program, args) };
+    } finally {
+      this.launched.resolve();
+    }
+  }
+
+  /** A fresh runtime for each launch (the model is kept): nothing of an earlier launch lingers. */
+  private newRuntime(predictor: NeuralPredictor): NeuralRuntime {
+    this.runtime?.cancel();
+    this.runtime?.removeAllListeners();
+    const runtime = new NeuralRuntime(predictor);
+    runtime.on('output', (text: string, category: string) => this.sendEvent(new OutputEvent(text, category)));
+    runtime.on('progress', (p: ProgressEvent) => this.reportProgress(p));
+    this.runtime = runtime;
+    this.view = new VariablesView(runtime);
+    return runtime;
+  }
+
+  /** Loads a model once per folder and device, behind a progress bar where the client has them. */
+  private predictorFor(args: LaunchArgs): Promise<NeuralPredictor> {
+    const key = `${args.model ?? ''}\n${args.device ?? 'cpu'}`;
+    let loading = this.predictors.get(key);
+    if (!loading) {
+      loading = this.withProgress('Loading the model', () =>
+        loadPredictor({
+          ...(args.model === undefined ? {} : { model: args.model }),
+          ...(args.device === undefined ? {} : { device: args.device }),
+          onWarning: (message) => this.sendEvent(new OutputEvent(`${message}\n`, 'console')),
+        }),
+      );
+      // A failed load is not kept: the next launch (a fixed folder, say) tries again.
+      loading.catch(() => this.predictors.delete(key));
+      this.predictors.set(key, loading);
+    }
+    return loading;
+  }
+
+  // ---- breakpoints and threads -------------------------------------------------------------
+
+  protected override setBreakPointsRequest(response: DebugProtocol.SetBreakpointsResponse, args: DebugProtocol.SetBreakpointsArguments): void {
+    void this.handle(response, async () => {
+      const lines = (args.breakpoints ?? args.lines?.map((line) => ({ line })) ?? []).map((b) => this.convertClientLineToDebugger(b.line));
+      const path = args.source.path ? resolve(args.source.path) : undefined;
+      if (path) this.breakpointLines.set(path, lines);
+      await this.launched.promise;
+      response.body = { breakpoints: await this.breakpoints(path, lines) };
+      this.sendResponse(response);
+    });
+  }
+
+  private async breakpoints(path: string | undefined, lines: number[]): Promise<DebugProtocol.Breakpoint[]> {
+    if (!this.program) throw new RuntimeError('no program is launched yet: the breakpoints are kept for the next launch');
+    if (path !== this.program) {
+      const message = `ndb debugs one file, ${this.program}: no stop can happen in ${path ?? 'this source'}`;
+      return lines.map((line) => ({ verified: false, line: this.convertDebuggerLineToClient(line), message }));
+    }
+    const views = await this.requireRuntime().setBreakpoints(lines, path);
+    return views.map((b) => ({
+      verified: b.verified,
+      line: this.convertDebuggerLineToClient(b.line),
+      source: this.source(),
+      ...(b.message ? { message: b.message } : {}),
+    }));
+  }
+
+  protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
+    response.body = { threads: [new Thread(THREAD_ID, 'main')] };
+    this.sendResponse(response);
+  }
+
+  // ---- moving ----------------------------------------------------------------------------
+
+  protected override nextRequest(response: DebugProtocol.NextResponse): void {
+    this.step(response, (rt) => rt.stepOver());
+  }
+
+  protected override stepInRequest(response: DebugProtocol.StepInResponse): void {
+    this.step(response, (rt) => rt.stepIn());
+  }
+
+  protected override stepOutRequest(response: DebugProtocol.StepOutResponse): void {
+    this.step(response, (rt) => rt.stepOut());
+  }
+
+  protected override continueRequest(response: DebugProtocol.ContinueResponse): void {
+    this.step(response, (rt) => rt.continue());
+  }
+
+  protected override stepBackRequest(response: DebugProtocol.StepBackResponse): void {
+    this.step(response, (rt) => rt.stepBack());
+  }
+
+  protected override reverseContinueRequest(response: DebugProtocol.ReverseContinueResponse): void {
+    this.step(response, (rt) => rt.reverseContinue());
+  }
+
+  protected override restartRequest(response: DebugProtocol.RestartResponse): void {
+    // The launch configuration stays as it was; the program is read again.
+    this.move(response, (rt) => rt.restart());
+  }
+
+  /** A step through the run, which needs one (after a failed launch the runtime holds none). */
+  private step(response: DebugProtocol.Response, command: (rt: NeuralRuntime) => Promise<StopEvent>): void {
+    this.move(response, async (rt) => {
+      if (!rt.current && !rt.ended) throw new RuntimeError('no program is running: the launch failed, or there was none');
+      return command(rt);
+    });
+  }
+
+  /** A request that moves: answer once the runtime has moved, then report where it stopped. */
+  private move(response: DebugProtocol.Response, command: (rt: NeuralRuntime) => Promise<StopEvent>): void {
+    void this.handle(response, async () => {
+      const event = await command(this.requireRuntime());
+      this.sendResponse(response);
+      this.reportStop(event);
+    });
+  }
+
+  private reportStop(event: StopEvent): void {
+    this.view?.reset();
+    // The end has no line of its own to show its value at: the Debug Console says it.
+    if (event.reason === 'end' && event.description) this.sendEvent(new OutputEvent(`${event.description}\n`, 'console'));
+    const stopped: DebugProtocol.StoppedEvent = new StoppedEvent(this.stopReason(event), THREAD_ID);
+    // A state shown again from the timeline is not a new guess; say so where nothing else is said.
+    const description = event.description ?? (event.replayed ? 'replayed: predicted before' : undefined);
+    if (description) {
+      stopped.body.description = description;
+      stopped.body.text = description;
+    }
+    stopped.body.allThreadsStopped = true;
+    this.sendEvent(stopped);
+  }
+
+  /**
+   * DAP has no reason for "the run ended here": the end shows at the last stop as a step
+   * (its description says how it ended, the Debug Console has the value), or as an exception
+   * when the run raised, so that VS Code shows the exception the way it would for a real run.
+   */
+  private stopReason(event: StopEvent): string {
+    if (event.reason !== 'end') return event.reason;
+    return this.runtime?.ended?.exit.kind === 'error' ? 'exception' : 'step';
+  }
+
+  protected override pauseRequest(response: DebugProtocol.PauseResponse): void {
+    // Only a continue (or until) runs long enough to pause: it stops after the prediction in flight.
+    this.runtime?.cancel();
+    this.sendResponse(response);
+  }
+
+  protected override cancelRequest(response: DebugProtocol.CancelResponse): void {
+    this.runtime?.cancel();
+    this.sendResponse(response);
+  }
+
+  // ---- inspecting ------------------------------------------------------------------------
+
+  protected override stackTraceRequest(response: DebugProtocol.StackTraceResponse, args: DebugProtocol.StackTraceArguments): void {
+    const frames = this.runtime?.frames() ?? [];
+    const start = args.startFrame ?? 0;
+    const shown = frames.slice(start, args.levels ? start + args.levels : undefined);
+    response.body = {
+      stackFrames: shown.map((f) => ({
+        id: f.id + FRAME_ID_BASE,
+        name: f.function,
+        source: this.source(),
+        line: this.convertDebuggerLineToClient(Math.max(1, f.line)),
+        column: this.convertDebuggerColumnToClient(1),
+      })),
+      totalFrames: frames.length,
+    };
+    this.sendResponse(response);
+  }
+
+  protected override scopesRequest(response: DebugProtocol.ScopesResponse, args: DebugProtocol.ScopesArguments): void {
+    void this.handle(response, async () => {
+      response.body = { scopes: this.requireView().scopes(this.frame(args.frameId)) };
+      this.sendResponse(response);
+    });
+  }
+
+  protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): void {
+    void this.handle(response, async () => {
+      const view = this.requireView();
+      // A handle from before the last stop points at nothing: an empty list, as DAP clients expect.
+      const container = view.container(args.variablesReference);
+      response.body = { variables: container ? view.variables(container) : [] };
+      this.sendResponse(response);
+    });
+  }
+
+  /** Hovers, watches and the Debug Console: an expression over the frame's (predicted) locals. */
+  protected override evaluateRequest(response: DebugProtocol.EvaluateResponse, args: DebugProtocol.EvaluateArguments): void {
+    void this.handle(
+      response,
+      async () => {
+        const frame = this.frame(args.frameId);
+        if (!frame.locals) throw new RuntimeError(`the locals of ${frame.function} were not seen yet: step into it first`);
+        const result = await evaluateExpression(args.expression, frame.locals);
+        if (result.kind === 'error') throw new EvalError(result.message);
+        response.body = {
+          result: result.repr,
+          ...(result.type ? { type: result.type } : {}),
+          variablesReference: this.requireView().expandable(parsePyValue(result.repr), args.expression),
+        };
+        this.sendResponse(response);
+      },
+      // A hover over text that is not an expression is routine: no notification for it.
+      false,
+    );
+  }
+
+  /** What-if: a new value for a local of the current stop; the next step is predicted from it. */
+  protected override setVariableRequest(response: DebugProtocol.SetVariableResponse, args: DebugProtocol.SetVariableArguments): void {
+    void this.handle(response, async () => {
+      const runtime = this.requireRuntime();
+      const view = this.requireView();
+      const stop = runtime.current;
+      if (!stop || runtime.ended) throw new RuntimeError('the run has ended: step back to a state to change its variables');
+      const container = view.container(args.variablesReference);
+      if (container?.kind !== 'locals' || container.frame !== 0) {
+        throw new RuntimeError("only the current frame's locals can be set, each as a whole (set the variable to a new list rather than one item)");
+      }
+      const repr = await valueRepr(args.value, stop.state.locals);
+      await runtime.setVariable(args.name, repr);
+      const parsed = parsePyValue(repr);
+      const type = [typeName(parsed), provenanceLabel({ kind: 'edited' })].filter(Boolean).join(' · ');
+      response.body = { value: repr, type, variablesReference: view.expandable(parsed, args.name) };
+      this.sendResponse(response);
+      // The scope's verify note and the other views may change with the edit.
+      if (this.clientHandlesInvalidated) this.sendEvent(new InvalidatedEvent(['variables'], THREAD_ID));
+    });
+  }
+
+  /** At an exception stop, or at an end that raised: the exception's class and repr. */
+  protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse): void {
+    void this.handle(response, async () => {
+      const runtime = this.requireRuntime();
+      const end = runtime.ended;
+      const state = runtime.current?.state;
+      let repr: string;
+      let breakMode: DebugProtocol.ExceptionBreakMode;
+      if (end?.exit.kind === 'error') [repr, breakMode] = [end.exit.value, 'unhandled'];
+      else if (!end && state?.event === 'exception' && state.value !== undefined) [repr, breakMode] = [state.value, 'always'];
+      else throw new RuntimeError('not stopped at an exception');
+      const exceptionId = /^[A-Za-z_][\w.]*/.exec(repr)?.[0] ?? repr;
+      const where = end ? 'the run ends raising it' : 'raised here';
+      response.body = { exceptionId, description: `${repr} (predicted: ${where})`, breakMode, details: { message: repr, typeName: exceptionId } };
+      this.sendResponse(response);
+    });
+  }
+
+  // ---- ending ----------------------------------------------------------------------------
+
+  protected override terminateRequest(response: DebugProtocol.TerminateResponse): void {
+    this.runtime?.cancel();
+    this.sendResponse(response);
+    this.sendEvent(new TerminatedEvent());
+  }
+
+  protected override disconnectRequest(response: DebugProtocol.DisconnectResponse): void {
+    this.runtime?.cancel();
+    this.sendResponse(response);
+    this.shutdown();
+  }
+
+  /** Frees the models (a TCP server outlives its sessions), then lets the base class exit on stdio. */
+  override shutdown(): void {
+    const loaded = [...this.predictors.values()];
+    this.predictors.clear();
+    for (const p of loaded) void p.then((predictor) => predictor.release()).catch(() => undefined);
+    super.shutdown();
+  }
+
+  // ---- plumbing --------------------------------------------------------------------------
+
+  /**
+   * Runs a request's work; any error becomes an error response with a message the user can
+   * act on (never an exception out of the adapter).
+   */
+  private async handle(response: DebugProtocol.Response, work: () => Promise<void>, showUser = true): Promise<void> {
+    try {
+      await work();
+    } catch (err) {
+      // `variables: {}`: the message is shown as it is, even where it holds `{…}` (a dict's repr).
+      this.sendErrorResponse(response, { id: isUserError(err) ? ERROR_USER : ERROR_INTERNAL, format: describeError(err), showUser, variables: {} });
+    }
+  }
+
+  private async withProgress<T>(title: string, work: () => Promise<T>): Promise<T> {
+    if (!this.clientShowsProgress) return work();
+    const id = `ndb-${++this.progressCount}`;
+    this.sendEvent(new ProgressStartEvent(id, title));
+    try {
+      return await work();
+    } finally {
+      this.sendEvent(new ProgressEndEvent(id));
+    }
+  }
+
+  /** The runtime's progress (a long continue) as a cancellable progress bar. */
+  private reportProgress(p: ProgressEvent): void {
+    if (!this.clientShowsProgress) return;
+    if (p.kind === 'start') {
+      this.progressId = `ndb-${++this.progressCount}`;
+      const start: DebugProtocol.ProgressStartEvent = new ProgressStartEvent(this.progressId, p.title, p.message);
+      start.body.cancellable = true;
+      if (p.percentage !== undefined) start.body.percentage = p.percentage;
+      this.sendEvent(start);
+    } else if (this.progressId && p.kind === 'update') {
+      const update: DebugProtocol.ProgressUpdateEvent = new ProgressUpdateEvent(this.progressId, p.message);
+      if (p.percentage !== undefined) update.body.percentage = p.percentage;
+      this.sendEvent(update);
+    } else if (this.progressId && p.kind === 'end') {
+      this.sendEvent(new ProgressEndEvent(this.progressId, p.message));
+      this.progressId = null;
+    }
+  }
+
+  private frame(frameId: number | undefined): FrameView {
+    const frames = this.requireRuntime().frames();
+    if (frames.length === 0) throw new RuntimeError('there is no state to look at: the run ended before its first stop');
+    const frame = frameId === undefined ? frames[0] : frames.find((f) => f.id === frameId - FRAME_ID_BASE);
+    if (!frame) throw new RuntimeError('that frame is gone: the program has moved since');
+    return frame;
+  }
+
+  private source(): Source {
+    const program = this.program!;
+    return new Source(basename(program), this.convertDebuggerPathToClient(program));
+  }
+
+  private requireRuntime(): NeuralRuntime {
+    if (!this.runtime) throw new RuntimeError('no program is launched yet');
+    return this.runtime;
+  }
+
+  private requireView(): VariablesView {
+    this.requireRuntime();
+    return this.view!;
+  }
+}
+
+function parseLaunchArgs(raw: unknown): LaunchArgs {
+  const parsed = LaunchArgsSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message));
+  throw new LaunchArgsError(`launch configuration: ${problems.join('; ')}`);
+}
+
+function launchOptions(program: string, a: LaunchArgs): LaunchOptions {
+  const { entry, args, inferArgs, samples, temperature, stopOnEntry, verify, maxSteps } = a;
+  return { program, entry, args, inferArgs, samples, temperature, stopOnEntry, verify, maxSteps };
+}
+
+/** One message for the user, saying what to do where there is something to do. */
+export function describeError(err: unknown): string {
+  if (err instanceof ContextOverflowError) {
+    return `the program and the states so far do not fit the model's context (it holds ${err.limit} tokens; this needs ${err.needed}): debug a shorter program, or one function of it`;
+  }
+  if (err instanceof FrameBudgetError) return `the model did not write a whole state: ${err.message}. Try again with samples > 1, or step differently`;
+  if (isUserError(err)) return (err as Error).message;
+  return `ndb internal error: ${err instanceof Error ? err.message : String(err)} (please report it)`;
+}
+
+/** An error of the user's input or setting (or the model's), as opposed to a bug in ndb. */
+function isUserError(err: unknown): boolean {
+  return USER_ERRORS.some((E) => err instanceof E) || err instanceof ContextOverflowError || err instanceof FrameBudgetError;
+}
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms).unref());
+}
