@@ -22,7 +22,7 @@ import type { Action, ForwardAction, State } from '../grammar/state.js';
 import { truncateRepr } from '../grammar/truncate.js';
 import type { Entry } from '../model-client/entry-state.js';
 import type { Prediction, PredictOptions, Predictor } from '../model-client/predictor.js';
-import { programInfo, type ProgramInfo } from './program-info.js';
+import { programInfo, type ProgramInfo } from '../model-client/program-info.js';
 import { type End, RuntimeError, type Stop, Timeline } from './timeline.js';
 
 export { RuntimeError };

@@ -18,7 +18,7 @@ import { ModelFolderError } from '../model-client/model-folder.js';
 import { ContextOverflowError } from '../model-client/session.js';
 import { evaluateExpression, EvalError, valueRepr } from '../adapter/evaluate.js';
 import { loadPredictor, ModelNotFoundError } from '../adapter/load-predictor.js';
-import { functionAt } from '../adapter/program-info.js';
+import { functionAt } from '../model-client/program-info.js';
 import { type LaunchOptions, NeuralRuntime, RuntimeError, type StopEvent } from '../adapter/runtime.js';
 import type { Stop } from '../adapter/timeline.js';
 import { TraceFailure } from '../adapter/verifier.js';

@@ -95,15 +95,10 @@ def _stub(fn, qualname):
 
 
 def _parameters(fn):
-    """The parameter names in the order CPython binds them into locals."""
+    """The parameter names in the order CPython binds them into locals (co_varnames)."""
     a = fn.args
-    names = [p.arg for p in a.posonlyargs + a.args]
-    if a.vararg is not None:
-        names.append(a.vararg.arg)
-    names += [p.arg for p in a.kwonlyargs]
-    if a.kwarg is not None:
-        names.append(a.kwarg.arg)
-    return names
+    names = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
+    return names + [p.arg for p in (a.vararg, a.kwarg) if p is not None]
 
 
 def call_frame(program, entry, args_text, infer=False):

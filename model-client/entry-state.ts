@@ -36,7 +36,7 @@ export interface Entry {
  */
 export type EntryStart =
   | { kind: 'known'; state: State }
-  | { kind: 'partial'; prefix: string; locals: string[] }
+  | { kind: 'partial'; prefix: string }
   | { kind: 'exit'; exit: Exit }
   | { kind: 'unknown'; reason: string };
 
@@ -125,8 +125,5 @@ function callStart(program: string, fn: string, line: number, bound: [string, st
   const entries = Object.entries(state.locals).slice(0, firstUnknown + 1);
   const text = serializeFrame('forward', { ...state, locals: Object.fromEntries(entries) });
   const tail = ` ${JSON.stringify(entries[firstUnknown]![1])}}`;
-  // The names are known (the signature's): only the values are left to the model. A frame
-  // cut by the truncation rule (a "…" entry) is left free.
-  const names = Object.keys(state.locals);
-  return { kind: 'partial', prefix: text.slice(0, text.length - tail.length), locals: bound.length === names.length ? names : [] };
+  return { kind: 'partial', prefix: text.slice(0, text.length - tail.length) };
 }

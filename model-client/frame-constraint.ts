@@ -26,7 +26,7 @@
  */
 import { escapePayload } from '../grammar/escape.js';
 import type { Action, Direction, Event } from '../grammar/state.js';
-import { MAX_SOURCE_CHARS, truncateText } from '../grammar/truncate.js';
+import { MAX_SOURCE_CHARS, truncateText, MAX_LOCALS } from '../grammar/truncate.js';
 import { TOKENS } from '../grammar/tokens.js';
 import { type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
 import { type FrameNames, LocSegment } from './loc-constraint.js';
@@ -39,8 +39,19 @@ export interface FrameRules {
   /** The program's source lines (line n is lines[n - 1]). */
   lines: readonly string[];
   names: FrameNames;
-  /** A run's first frame, a call whose parameters are known: the locals it writes, in order. */
-  callLocals?: readonly string[];
+  /**
+   * Call frames: the parameters of the function whose call line is the key, in the order a
+   * call frame's locals hold them. A call frame on such a line writes those names first.
+   */
+  callLocals?: ReadonlyMap<number, readonly string[]>;
+  /** Call frames: each function's call lines, by name (see LocRules). */
+  callLines?: ReadonlyMap<string, ReadonlySet<number>>;
+}
+
+/** A call frame's required names, as the truncation rule keeps them (the first 11 of more than 12). */
+function requiredCallLocals(params: readonly string[] | undefined): readonly string[] | undefined {
+  if (!params) return undefined;
+  return params.length > MAX_LOCALS ? params.slice(0, MAX_LOCALS - 1) : params;
 }
 
 export type ExitHead = 'normal' | 'error' | 'never' | 'entry';
@@ -359,15 +370,20 @@ export class FrameConstraint {
         return new EmptySegment();
       case 'loc': {
         const event = this.head!.kind === 'event' ? this.head!.event : 'call';
-        return new LocSegment({ lineCount: rules.lines.length, names: rules.names, bareAllowed: this.bareAllowedFor(event) });
+        return new LocSegment({
+          lineCount: rules.lines.length,
+          names: rules.names,
+          bareAllowed: this.bareAllowedFor(event),
+          ...(event === 'call' && rules.callLines ? { callLines: rules.callLines } : {}),
+        });
       }
       case 'src': {
         const text = truncateText(rules.lines[this.line! - 1] ?? '', MAX_SOURCE_CHARS);
         return new SourceSegment(Array.from(text, (ch) => cp(ch)));
       }
       case 'locals': {
-        const call = rules.action === null && this.head?.kind === 'event' && this.head.event === 'call';
-        return new LocalsSegment(this.bare, call ? rules.callLocals : undefined);
+        const call = this.head?.kind === 'event' && this.head.event === 'call';
+        return new LocalsSegment(this.bare, call ? requiredCallLocals(rules.callLocals?.get(this.line!)) : undefined);
       }
       case 'value':
         return new ValueSegment();

@@ -199,8 +199,9 @@ export interface LocalEntry {
 type LocalsState = 'start' | 'open' | 'keyNext' | 'key' | 'colon' | 'colonSpace' | 'value' | 'next' | 'comma' | 'closed';
 
 /**
- * A locals object, full or a delta; with `required`, exactly those names in that order (a
- * call frame whose parameters are known: only their values are the model's).
+ * A locals object, full or a delta; with `required`, those names first, in that order (a
+ * call frame's parameters: only their values are the model's). Other names may follow (a
+ * closure's free variables).
  */
 export class LocalsSegment implements Segment {
   private state: LocalsState = 'start';
@@ -214,9 +215,9 @@ export class LocalsSegment implements Segment {
     private readonly required?: readonly string[],
   ) {}
 
-  /** With required names: whether all of them are written (the object may close only then, and must). */
-  private requiredDone(): boolean | undefined {
-    return this.required ? this.keys.length >= this.required.length : undefined;
+  /** Whether every required name is written (the object may close only then). */
+  private requiredDone(): boolean {
+    return !this.required || this.keys.length >= this.required.length;
   }
 
   /** The written locals (the delta marker left out), with the tokens of each repr. */
@@ -229,8 +230,7 @@ export class LocalsSegment implements Segment {
       case 'start':
         return this.expect(c, '{', 'open');
       case 'open':
-        if (c === cp('}')) return this.requiredDone() !== false && this.expect(c, '}', 'closed');
-        if (this.requiredDone() === true) return false;
+        if (c === cp('}')) return this.requiredDone() && this.expect(c, '}', 'closed');
         return this.startKey(c, at);
       case 'keyNext':
         return this.startKey(c, at);
@@ -257,8 +257,7 @@ export class LocalsSegment implements Segment {
         }
         return true;
       case 'next':
-        if (c === cp('}')) return this.requiredDone() !== false && this.expect(c, '}', 'closed');
-        if (this.requiredDone() === true) return false;
+        if (c === cp('}')) return this.requiredDone() && this.expect(c, '}', 'closed');
         // Nothing may follow the truncation entry, and the cap counts real entries.
         if (this.key === MORE_LOCALS_KEY || this.entries_.length >= MAX_LOCALS) return false;
         return this.expect(c, ',', 'comma');
@@ -277,7 +276,8 @@ export class LocalsSegment implements Segment {
 
   private startKey(c: number, at: number): boolean {
     // A fresh string per key carries the key rule: the marker may only be the first key.
-    const rule = this.required ? requiredKeyRule(this.required[this.keys.length]!) : keyRule(this.deltaAllowed && this.keys.length === 0, this.keys);
+    const required = this.required?.[this.keys.length];
+    const rule = required !== undefined ? requiredKeyRule(required) : keyRule(this.deltaAllowed && this.keys.length === 0, this.keys);
     this.current = new JsonString(rule, MAX_REPR_CHARS);
     this.state = 'key';
     return this.current.push(c, at);

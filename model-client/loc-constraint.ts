@@ -42,6 +42,11 @@ export interface LocRules {
   names: FrameNames;
   /** Whether a bare line number (same frame as the state before) may be written. */
   bareAllowed: boolean;
+  /**
+   * For a call frame: function name -> the lines its calls report. The innermost frame of a
+   * call sits on its function's call line (names not listed, such as `<lambda>`, are free).
+   */
+  callLines?: ReadonlyMap<string, ReadonlySet<number>>;
 }
 
 const DIGIT_0 = cp('0');
@@ -109,7 +114,9 @@ export class LocSegment implements Segment {
   }
 
   canEnd(): boolean {
-    return (this.mode === 'bare' || this.mode === 'line') && this.digits !== '';
+    if (!((this.mode === 'bare' || this.mode === 'line') && this.digits !== '')) return false;
+    const lines = this.mode === 'line' ? this.rules.callLines?.get(this.name) : undefined;
+    return !lines || lines.has(Number(this.digits));
   }
 
   forced(): string | null {

@@ -22,6 +22,7 @@ import type { FrameRules } from './frame-constraint.js';
 import { FrameNames } from './loc-constraint.js';
 import { type LoadModelFolderOptions, loadModelFolder, loadTokenizer } from './model-folder.js';
 import { PrefixCache } from './prefix-cache.js';
+import { programInfo, type ProgramInfo } from './program-info.js';
 import { DEFAULT_MAX_PROMPT_STEPS, historyText, windowStarts } from './prompt.js';
 import { type HistoryEntry, historySteps, type PredictOptions, type Prediction, type Predictor } from './predictor.js';
 import { ContextOverflowError, ModelSession, type SessionOptions } from './session.js';
@@ -47,6 +48,10 @@ interface Program {
   text: string;
   lines: string[];
   names: FrameNames;
+  /** Call line -> the parameters a call frame there holds first (program-info.ts). */
+  callLocals: ReadonlyMap<number, readonly string[]>;
+  /** Function name -> its call lines. */
+  callLines: ReadonlyMap<string, ReadonlySet<number>>;
   contextIds: number[];
 }
 
@@ -105,9 +110,10 @@ export class NeuralPredictor implements Predictor {
     if (contextIds.length + this.frameReserve() > this.session.maxPositions) {
       throw new ContextOverflowError(contextIds.length + this.frameReserve(), this.session.maxPositions);
     }
-    this.program = { text: program, lines, names: FrameNames.ofProgram(lines), contextIds };
-    // The program's tokens run now, once for the whole session (while Python binds the arguments).
-    const [context, start] = await Promise.all([this.prefix.prompt(contextIds), entryStart(program, entry)]);
+    // The program's tokens run now, once for the whole session (while Python binds the
+    // arguments and reads the signatures).
+    const [context, start, info] = await Promise.all([this.prefix.prompt(contextIds), entryStart(program, entry), programInfo(program)]);
+    this.program = { text: program, lines, names: FrameNames.ofProgram(lines), ...signaturesOf(info), contextIds };
     if (start.kind === 'known') {
       const { state } = start;
       return { kind: 'state', origin: 'input', direction: 'forward', state, text: '', confidence: CERTAIN_STATE(Object.keys(state.locals), false) };
@@ -116,7 +122,7 @@ export class NeuralPredictor implements Predictor {
     // What the input leaves open, the model writes: after the known start of the frame, if any.
     const given = start.kind === 'partial' ? this.tokenizer.encode(start.prefix) : [];
     return this.decode(
-      { ids: [...contextIds, this.tokenizer.tokenId(TOKENS.frameSep), ...given], rules: { action: null, lines, names: this.program.names, ...(start.kind === 'partial' && start.locals.length ? { callLocals: start.locals } : {}) }, given, started, prefilled: context.prefilled },
+      { ids: [...contextIds, this.tokenizer.tokenId(TOKENS.frameSep), ...given], rules: this.rules(null), given, started, prefilled: context.prefilled },
       opts,
     );
   }
@@ -136,8 +142,35 @@ export class NeuralPredictor implements Predictor {
       }
     }
     if (!ids) throw new ContextOverflowError(program.contextIds.length + this.frameReserve(), this.session.maxPositions);
-    const rules: FrameRules = { action, lines: program.lines, names: program.names };
-    return this.decode({ ids, rules, prev: steps[steps.length - 1]!.state, given: [], started, prefilled: 0 }, opts);
+    const prev = steps[steps.length - 1]!.state;
+    const start = this.knownStart(prev, action);
+    const given = start === null ? [] : this.tokenizer.encode(start);
+    return this.decode({ ids: [...ids, ...given], rules: this.rules(action), prev, given, started, prefilled: 0 }, opts);
+  }
+
+  /**
+   * The start of a frame that the action itself fixes, for the model to complete (the
+   * state tree's moves, state-tree/tree.ts). From inside a function, step_return lands on
+   * that function's return: the same stack, only the innermost line open. inv_step_call
+   * lands on its call: the same stack, the innermost frame on its function's call line (the
+   * callers are still on the lines that made the calls), only the arguments open.
+   */
+  private knownStart(prev: State, action: Action): string | null {
+    const outer = prev.stack.slice(0, -1).map((f) => `${f.function}:${f.line} `).join('');
+    if (action.kind === 'step_return' && prev.event !== 'return' && prev.event !== 'exception') {
+      return `${TOKENS.returnSep}${TOKENS.locSep}${outer}${prev.stack[prev.stack.length - 1]!.function}:`;
+    }
+    if (action.kind !== 'inv_step_call' || prev.event === 'call') return null;
+    const innermost = prev.stack[prev.stack.length - 1]!;
+    const lines = this.program!.callLines.get(innermost.function);
+    if (!lines || lines.size !== 1) return null;
+    const [line] = lines;
+    return `${TOKENS.invCallSep}${TOKENS.locSep}${outer}${innermost.function}:${line}${TOKENS.srcSep}`;
+  }
+
+  private rules(action: Action | null): FrameRules {
+    const { lines, names, callLocals, callLines } = this.program!;
+    return { action, lines, names, callLocals, callLines };
   }
 
   private maxNewTokens(): number {
@@ -220,4 +253,20 @@ function parseExit(text: string): Exit {
   const t = parseTrajectory(TOKENS.beginOfText + TOKENS.traceContextStart + TOKENS.frameSep + text + TOKENS.endOfText);
   if (!t.exit) throw new Error(`internal: not an exit frame: ${text}`);
   return t.exit;
+}
+
+/**
+ * What the signatures fix in a call frame: its line (the function's call line) and its
+ * first locals (the parameters). None for a program that does not compile.
+ */
+function signaturesOf(info: ProgramInfo): Pick<Program, 'callLocals' | 'callLines'> {
+  const callLocals = new Map<number, readonly string[]>();
+  const callLines = new Map<string, Set<number>>();
+  if (info.kind === 'ok') {
+    for (const f of info.functions) {
+      callLocals.set(f.callLine, f.callLocals);
+      callLines.set(f.name, (callLines.get(f.name) ?? new Set()).add(f.callLine));
+    }
+  }
+  return { callLocals, callLines };
 }

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { truncateRepr } from '../grammar/truncate.js';
 import { EvalError, evaluateExpression, localValue, valueRepr } from '../adapter/evaluate.js';
-import { functionAt, programInfo } from '../adapter/program-info.js';
+import { functionAt, programInfo } from '../model-client/program-info.js';
 import { childCount, parsePyValue, typeName, type PyValue } from '../adapter/python-values.js';
 import { pythonExecutable } from '../tracer/run-tracer.js';
 
@@ -156,9 +156,10 @@ describe('program-info', () => {
     if (info.kind !== 'ok') return;
     expect(info.executableLines).toEqual([2, 4, 5, 8, 9, 10, 12, 13, 14]);
     expect(info.functions).toEqual([
-      { name: 'area', qualname: 'Shape.area', line: 5, endLine: 10, params: ['self', 'scale', 'rest', 'unit', 'opts'] },
-      { name: 'helper', qualname: 'Shape.area.<locals>.helper', line: 8, endLine: 9, params: ['x', 'y'] },
-      { name: 'main', qualname: 'main', line: 12, endLine: 13, params: [] },
+      // callLocals: the order a call frame's locals hold them (CPython's co_varnames).
+      { name: 'area', qualname: 'Shape.area', line: 5, endLine: 10, params: ['self', 'scale', 'rest', 'unit', 'opts'], callLine: 5, callLocals: ['self', 'scale', 'unit', 'rest', 'opts'] },
+      { name: 'helper', qualname: 'Shape.area.<locals>.helper', line: 8, endLine: 9, params: ['x', 'y'], callLine: 8, callLocals: ['x', 'y'] },
+      { name: 'main', qualname: 'main', line: 12, endLine: 13, params: [], callLine: 12, callLocals: [] },
     ]);
     expect(functionAt(info, 9)?.qualname).toBe('Shape.area.<locals>.helper');
     expect(functionAt(info, 10)?.qualname).toBe('Shape.area');

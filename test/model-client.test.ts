@@ -158,13 +158,11 @@ describe('entry state (no model)', () => {
     expect(await entryStart(program, { entry: 'f', args: '1' })).toEqual({
       kind: 'partial',
       prefix: `${TOKENS.callSep}${TOKENS.locSep}f:2${TOKENS.srcSep}def f(a, sep=os.sep, n=3):${TOKENS.argSep}{"a": "1", "sep":`,
-      locals: ['a', 'sep', 'n'],
     });
     // Inferred arguments: every value is the model's, the names are the signature's.
     expect(await entryStart(program, { entry: 'f', args: '', inferArgs: true })).toEqual({
       kind: 'partial',
       prefix: `${TOKENS.callSep}${TOKENS.locSep}f:2${TOKENS.srcSep}def f(a, sep=os.sep, n=3):${TOKENS.argSep}{"a":`,
-      locals: ['a', 'sep', 'n'],
     });
     expect(await entryStart(program, { entry: 'g', args: '' })).toMatchObject({ kind: 'unknown' });
     await expect(entryStart(program, { entry: 'h', args: '' })).rejects.toThrow(new EntryError("no function named 'h' in the program; functions defined: f, g"));
@@ -302,6 +300,20 @@ describe.runIf(HAS_MODEL)('with the model', () => {
       }
     } catch (err) {
       expect(err).toBeInstanceOf(FrameBudgetError);
+    }
+  });
+
+  it('step_return and inv_step_call: the frame the action fixes is kept, the model writes the rest', async () => {
+    await predictor.start(COUNT, null);
+    const tree = new StateTree(await traceSource(COUNT, { entry: 'count', args: "'berry', 'r'" }));
+    const inside = tree.states.find((s) => s.event === 'line' && s.stack.length === 1)!;
+    const out = await predictor.predict([{ state: inside }], { kind: 'step_return' });
+    if (out.kind === 'state') expect(out.state).toMatchObject({ event: 'return', stack: [{ function: 'count' }] });
+    const back = await predictor.predict([{ state: inside }], { kind: 'inv_step_call' });
+    expect(back.kind).toBe('state');
+    if (back.kind === 'state') {
+      expect(back.state).toMatchObject({ event: 'call', line: 5, stack: [{ function: 'count', line: 5 }] });
+      expect(Object.keys(back.state.locals).slice(0, 2)).toEqual(['s', 't']); // the signature's names, in order
     }
   });
 

@@ -11,7 +11,8 @@ qualname (`Class.method`, `outer.<locals>.inner`), for "debug the function under
 Prints one JSON object:
 
     {"kind": "ok", "executableLines": [N, ...],
-     "functions": [{"name", "qualname", "line", "endLine", "params": [NAME, ...]}, ...]}
+     "functions": [{"name", "qualname", "line", "endLine", "params": [NAME, ...],
+                    "callLine", "callLocals": [NAME, ...]}, ...]}
     {"kind": "error", "message": "SyntaxError at line 3: invalid syntax", "line": 3 or null}
 """
 import ast
@@ -37,6 +38,14 @@ def params(args):
     return [a.arg for a in named + ([args.kwarg] if args.kwarg else [])]
 
 
+def binding_order(args):
+    """The parameters in the order CPython binds them into a frame's locals (co_varnames):
+    positional-only, positional, keyword-only, then *args and **kwargs."""
+    named = args.posonlyargs + args.args + args.kwonlyargs
+    named += [a for a in (args.vararg, args.kwarg) if a]
+    return [a.arg for a in named]
+
+
 class Functions(ast.NodeVisitor):
     def __init__(self):
         self.found = []
@@ -55,6 +64,9 @@ class Functions(ast.NodeVisitor):
             'line': node.lineno,  # the def's own line, after any decorators
             'endLine': node.end_lineno,
             'params': params(node.args),
+            # A call event sits on the function's first line: its first decorator's, if any.
+            'callLine': min([d.lineno for d in node.decorator_list] + [node.lineno]),
+            'callLocals': binding_order(node.args),
         })
         self.prefix.extend([node.name, '<locals>'])
         self.generic_visit(node)

@@ -21,6 +21,10 @@ const FunctionInfoSchema = z.object({
   endLine: z.number().int().positive(),
   /** Parameter names in signature order, `*args` and `**kwargs` without their stars. */
   params: z.array(z.string()),
+  /** The line a call event reports (the first decorator's, or the def's). */
+  callLine: z.number().int().positive(),
+  /** The parameters in the order a call frame's locals hold them (positional, keyword-only, *args, **kwargs). */
+  callLocals: z.array(z.string()),
 });
 
 const ProgramInfoSchema = z.discriminatedUnion('kind', [
@@ -35,7 +39,7 @@ const HELPER_TIMEOUT_MS = 10_000;
 
 function helperScript(): string {
   // Next to this file in the source tree; dist/adapter/ when compiled, while the .py stays here.
-  for (const url of [new URL('./program-info.py', import.meta.url), new URL('../../adapter/program-info.py', import.meta.url)]) {
+  for (const url of [new URL('./program-info.py', import.meta.url), new URL('../../model-client/program-info.py', import.meta.url)]) {
     const path = fileURLToPath(url);
     if (existsSync(path)) return path;
   }
