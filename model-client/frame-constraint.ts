@@ -28,7 +28,7 @@ import { escapePayload } from '../grammar/escape.js';
 import type { Action, Direction, Event } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, truncateText, MAX_LOCALS } from '../grammar/truncate.js';
 import { TOKENS } from '../grammar/tokens.js';
-import { type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
+import { type KnownNames, type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
 import { type FrameNames, LocSegment } from './loc-constraint.js';
 import { type Segment, type TokenSpan, cp } from './segment.js';
 
@@ -46,6 +46,10 @@ export interface FrameRules {
   callLocals?: ReadonlyMap<number, readonly string[]>;
   /** Call frames: each function's call lines, by name (see LocRules). */
   callLines?: ReadonlyMap<string, ReadonlySet<number>>;
+  /** Function name -> the names its frames can hold as locals (program-info.ts); others are free. */
+  localNames?: ReadonlyMap<string, KnownNames>;
+  /** The innermost function of the state before (what a bare location keeps). */
+  prevFunction?: string;
 }
 
 /** A call frame's required names, as the truncation rule keeps them (the first 11 of more than 12). */
@@ -251,6 +255,8 @@ export class FrameConstraint {
   private held = -1;
   private line: number | undefined;
   private bare = false;
+  /** The frame's function, once its location is read. */
+  private function: string | undefined;
   private spans: FrameSpans = { head: -1, locals: [] };
   private finished = false;
 
@@ -355,6 +361,7 @@ export class FrameConstraint {
       const loc = this.segment as LocSegment;
       this.line = loc.line;
       this.bare = loc.bare;
+      this.function = loc.bare ? this.rules.prevFunction : loc.innermost;
       this.spans = { ...this.spans, loc: { from: this.segmentStart, to: at } };
     } else if (kind === 'value') {
       this.spans = { ...this.spans, value: (this.segment as ValueSegment).span };
@@ -383,7 +390,8 @@ export class FrameConstraint {
       }
       case 'locals': {
         const call = this.head?.kind === 'event' && this.head.event === 'call';
-        return new LocalsSegment(this.bare, call ? requiredCallLocals(rules.callLocals?.get(this.line!)) : undefined);
+        const names = this.function === undefined ? undefined : rules.localNames?.get(this.function);
+        return new LocalsSegment(this.bare, call ? requiredCallLocals(rules.callLocals?.get(this.line!)) : undefined, names);
       }
       case 'value':
         return new ValueSegment();

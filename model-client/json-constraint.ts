@@ -171,13 +171,37 @@ const MORE_VALUE_PREFIX = /^(\+([1-9][0-9]*)?)?$/;
  * length cap must already be a new name: no character may follow it, so a taken name there
  * would be a dead end. Shorter prefixes can always grow into a new name.
  */
-function keyRule(markerAllowed: boolean, taken: readonly string[]): ContentRule {
+function keyRule(markerAllowed: boolean, taken: readonly string[], names?: KnownNames): ContentRule {
   const special = (s: string) => (markerAllowed && DELTA_MARKER.startsWith(s)) || MORE_LOCALS_KEY.startsWith(s);
+  if (names) {
+    return {
+      prefix: (s) => (names.prefixes.has(s) && names.startsNew(s, taken)) || special(s),
+      complete: (s) => (names.all.has(s) && !taken.includes(s)) || (markerAllowed && s === DELTA_MARKER) || s === MORE_LOCALS_KEY,
+    };
+  }
   return {
     prefix: (s) => (IDENTIFIER.test(s) && (Array.from(s).length < MAX_REPR_CHARS || !taken.includes(s))) || special(s),
     complete: (s) => (IDENTIFIER.test(s) && !taken.includes(s)) || (markerAllowed && s === DELTA_MARKER) || s === MORE_LOCALS_KEY,
   };
 }
+
+/** The names a function's frame can hold (its code object's variables), with their prefixes. */
+export class KnownNames {
+  readonly prefixes: ReadonlySet<string>;
+
+  constructor(readonly all: ReadonlySet<string>) {
+    const prefixes = new Set<string>();
+    for (const name of all) for (let i = 1; i <= name.length; i++) prefixes.add(name.slice(0, i));
+    this.prefixes = prefixes;
+  }
+
+  /** Whether `prefix` can still become a name not taken yet (no dead ends for the decoder). */
+  startsNew(prefix: string, taken: readonly string[]): boolean {
+    for (const name of this.all) if (name.startsWith(prefix) && !taken.includes(name)) return true;
+    return false;
+  }
+}
+
 /** A key that must be `name`: the frame's locals are known by name, their values are not. */
 function requiredKeyRule(name: string): ContentRule {
   return { prefix: (s) => name.startsWith(s), complete: (s) => s === name };
@@ -213,6 +237,8 @@ export class LocalsSegment implements Segment {
   constructor(
     private readonly deltaAllowed: boolean,
     private readonly required?: readonly string[],
+    /** The names the frame's function can hold; undefined: any identifier (module, class body, lambda…). */
+    private readonly names?: KnownNames,
   ) {}
 
   /** Whether every required name is written (the object may close only then). */
@@ -260,6 +286,8 @@ export class LocalsSegment implements Segment {
         if (c === cp('}')) return this.requiredDone() && this.expect(c, '}', 'closed');
         // Nothing may follow the truncation entry, and the cap counts real entries.
         if (this.key === MORE_LOCALS_KEY || this.entries_.length >= MAX_LOCALS) return false;
+        // Every name the function has is written: no key could follow a comma.
+        if (this.names && !this.names.startsNew('', this.keys)) return false;
         return this.expect(c, ',', 'comma');
       case 'comma':
         return this.expect(c, ' ', 'keyNext');
@@ -277,7 +305,7 @@ export class LocalsSegment implements Segment {
   private startKey(c: number, at: number): boolean {
     // A fresh string per key carries the key rule: the marker may only be the first key.
     const required = this.required?.[this.keys.length];
-    const rule = required !== undefined ? requiredKeyRule(required) : keyRule(this.deltaAllowed && this.keys.length === 0, this.keys);
+    const rule = required !== undefined ? requiredKeyRule(required) : keyRule(this.deltaAllowed && this.keys.length === 0, this.keys, this.names);
     this.current = new JsonString(rule, MAX_REPR_CHARS);
     this.state = 'key';
     return this.current.push(c, at);
@@ -298,7 +326,7 @@ export class LocalsSegment implements Segment {
   }
 
   clone(): LocalsSegment {
-    const c = new LocalsSegment(this.deltaAllowed, this.required);
+    const c = new LocalsSegment(this.deltaAllowed, this.required, this.names);
     c.state = this.state;
     c.current = this.current?.clone() ?? null;
     c.key = this.key;

@@ -64,6 +64,11 @@ export class LocSegment implements Segment {
     return this.digits === '' ? undefined : Number(this.digits);
   }
 
+  /** The innermost frame's function, once written (undefined for a bare line: the same frame as before). */
+  get innermost(): string | undefined {
+    return this.mode === 'line' ? this.name : undefined;
+  }
+
   get bare(): boolean {
     return this.mode === 'bare';
   }

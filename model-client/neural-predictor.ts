@@ -21,6 +21,7 @@ import { type Entry, entryStart } from './entry-state.js';
 import type { FrameRules } from './frame-constraint.js';
 import { FrameNames } from './loc-constraint.js';
 import { type LoadModelFolderOptions, loadModelFolder, loadTokenizer } from './model-folder.js';
+import { KnownNames } from './json-constraint.js';
 import { PrefixCache } from './prefix-cache.js';
 import { programInfo, type ProgramInfo } from './program-info.js';
 import { DEFAULT_MAX_PROMPT_STEPS, historyText, windowStarts } from './prompt.js';
@@ -42,6 +43,11 @@ export interface NeuralPredictorOptions extends LoadModelFolderOptions, SessionO
   seed?: number;
   /** Most states a prompt holds (default 47: training's trajectories hold 48). */
   maxPromptSteps?: number;
+  /**
+   * Reuse the model's state from the last prompt (default true). false recomputes every
+   * prompt from its first token: only the benchmark's baseline turns it off.
+   */
+  reusePrefix?: boolean;
 }
 
 interface Program {
@@ -52,6 +58,8 @@ interface Program {
   callLocals: ReadonlyMap<number, readonly string[]>;
   /** Function name -> its call lines. */
   callLines: ReadonlyMap<string, ReadonlySet<number>>;
+  /** Function name -> the names its frames can hold. */
+  localNames: ReadonlyMap<string, KnownNames>;
   contextIds: number[];
 }
 
@@ -69,6 +77,8 @@ interface DecodeRequest {
   /** The frame's first tokens, from the user's input (the end of `ids`). */
   given: number[];
   started: number;
+  /** The session's forward-pass count when this prediction began. */
+  passes: number;
   /** Prompt tokens already run for this prediction (the program, at start). */
   prefilled: number;
 }
@@ -91,7 +101,7 @@ export class NeuralPredictor implements Predictor {
     private readonly table: TokenTable,
     private readonly opts: NeuralPredictorOptions,
   ) {
-    this.prefix = new PrefixCache(session);
+    this.prefix = new PrefixCache(session, opts.reusePrefix ?? true);
   }
 
   /** Loads and checks a model folder (model-folder.ts) and opens the model. */
@@ -105,6 +115,7 @@ export class NeuralPredictor implements Predictor {
 
   async start(program: string, entry: Entry | null, opts: PredictOptions = {}): Promise<Prediction> {
     const started = performance.now();
+    const passes = this.session.passes;
     const lines = sourceLines(program);
     const contextIds = this.tokenizer.encode(serializeContext(program));
     if (contextIds.length + this.frameReserve() > this.session.maxPositions) {
@@ -122,7 +133,7 @@ export class NeuralPredictor implements Predictor {
     // What the input leaves open, the model writes: after the known start of the frame, if any.
     const given = start.kind === 'partial' ? this.tokenizer.encode(start.prefix) : [];
     return this.decode(
-      { ids: [...contextIds, this.tokenizer.tokenId(TOKENS.frameSep), ...given], rules: this.rules(null), given, started, prefilled: context.prefilled },
+      { ids: [...contextIds, this.tokenizer.tokenId(TOKENS.frameSep), ...given], rules: this.rules(null), given, started, passes, prefilled: context.prefilled },
       opts,
     );
   }
@@ -131,6 +142,7 @@ export class NeuralPredictor implements Predictor {
     const program = this.program;
     if (!program) throw new Error('predict before start: the predictor has no program');
     const started = performance.now();
+    const passes = this.session.passes;
     const steps = historySteps(history, action);
     // The longest window of the history whose prompt leaves room for the frame.
     let ids: number[] | undefined;
@@ -145,7 +157,7 @@ export class NeuralPredictor implements Predictor {
     const prev = steps[steps.length - 1]!.state;
     const start = this.knownStart(prev, action);
     const given = start === null ? [] : this.tokenizer.encode(start);
-    return this.decode({ ids: [...ids, ...given], rules: this.rules(action), prev, given, started, prefilled: 0 }, opts);
+    return this.decode({ ids: [...ids, ...given], rules: this.rules(action, prev), prev, given, started, passes, prefilled: 0 }, opts);
   }
 
   /**
@@ -168,9 +180,9 @@ export class NeuralPredictor implements Predictor {
     return `${TOKENS.invCallSep}${TOKENS.locSep}${outer}${innermost.function}:${line}${TOKENS.srcSep}`;
   }
 
-  private rules(action: Action | null): FrameRules {
-    const { lines, names, callLocals, callLines } = this.program!;
-    return { action, lines, names, callLocals, callLines };
+  private rules(action: Action | null, prev?: State): FrameRules {
+    const { lines, names, callLocals, callLines, localNames } = this.program!;
+    return { action, lines, names, callLocals, callLines, localNames, ...(prev ? { prevFunction: prev.stack[prev.stack.length - 1]!.function } : {}) };
   }
 
   private maxNewTokens(): number {
@@ -223,6 +235,7 @@ export class NeuralPredictor implements Predictor {
         sampledTokens: chosen.frame.ids.length - forced,
         forcedTokens: forced,
         milliseconds: performance.now() - req.started,
+        forwardPasses: this.session.passes - req.passes,
         ...(fallback ? { fallback: true } : {}),
       },
     };
@@ -259,14 +272,18 @@ function parseExit(text: string): Exit {
  * What the signatures fix in a call frame: its line (the function's call line) and its
  * first locals (the parameters). None for a program that does not compile.
  */
-function signaturesOf(info: ProgramInfo): Pick<Program, 'callLocals' | 'callLines'> {
+function signaturesOf(info: ProgramInfo): Pick<Program, 'callLocals' | 'callLines' | 'localNames'> {
   const callLocals = new Map<number, readonly string[]>();
   const callLines = new Map<string, Set<number>>();
+  // Two functions of one name (methods of two classes): a frame of either may hold the names of both.
+  const variables = new Map<string, Set<string>>();
   if (info.kind === 'ok') {
     for (const f of info.functions) {
       callLocals.set(f.callLine, f.callLocals);
       callLines.set(f.name, (callLines.get(f.name) ?? new Set()).add(f.callLine));
+      variables.set(f.name, new Set([...(variables.get(f.name) ?? []), ...f.localNames]));
     }
   }
-  return { callLocals, callLines };
+  const localNames = new Map([...variables].map(([name, set]) => [name, new KnownNames(set)] as const));
+  return { callLocals, callLines, localNames };
 }

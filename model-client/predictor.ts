@@ -37,6 +37,8 @@ export interface PredictionStats {
   /** Tokens of the chosen frame that the grammar fixed (source lines, separators). */
   forcedTokens: number;
   milliseconds: number;
+  /** Forward passes of the model this prediction ran (prompt and frame; the model only). */
+  forwardPasses?: number;
   /** Every frame of the first try ran out of tokens (the model looped); this one is from sampled retries. */
   fallback?: boolean;
 }

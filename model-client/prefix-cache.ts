@@ -3,6 +3,9 @@
  * prompts share the program and most of the history, so each prompt only runs the tokens
  * after the longest prefix it shares with the one before (the new step after a step
  * forward; nothing new after a step back or an edit, only a rollback of the cache).
+ *
+ * `reuse: false` turns the reuse off (every prompt runs from its first token): the baseline
+ * that bench/ measures the cache against, never what a debugging session uses.
  */
 import type { PromptState } from './decode.js';
 import type { KvCache } from './kv-cache.js';
@@ -17,13 +20,16 @@ export class PrefixCache {
   private ids: readonly number[] = [];
   private cache: KvCache | null = null;
 
-  constructor(private readonly session: ModelSession) {}
+  constructor(
+    private readonly session: ModelSession,
+    private readonly reuse = true,
+  ) {}
 
   /** The cache and next-token logits after exactly `ids`. */
   async prompt(ids: readonly number[]): Promise<PrefilledPrompt> {
     if (ids.length === 0) throw new Error('an empty prompt');
     let common = 0;
-    while (common < ids.length && common < this.ids.length && ids[common] === this.ids[common]) common++;
+    while (this.reuse && common < ids.length && common < this.ids.length && ids[common] === this.ids[common]) common++;
     // The logits after the last token are not kept: that token runs again, even when all is cached.
     const keep = Math.min(common, ids.length - 1);
     const past = this.cache ? this.cache.truncate(keep) : this.session.emptyCache();

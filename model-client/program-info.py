@@ -2,7 +2,7 @@
 """What a debugger needs to know about a program before it runs, from compile() and ast alone:
 no line of the program runs.
 
-    python3 adapter/program-info.py < PROGRAM
+    python3 model-client/program-info.py < PROGRAM
 
 The executable lines are where a breakpoint can hit: the lines that carry bytecode in the
 module's code object or any code object nested in it (functions, classes, lambdas,
@@ -12,7 +12,12 @@ Prints one JSON object:
 
     {"kind": "ok", "executableLines": [N, ...],
      "functions": [{"name", "qualname", "line", "endLine", "params": [NAME, ...],
-                    "callLine", "callLocals": [NAME, ...]}, ...]}
+                    "callLine", "callLocals": [NAME, ...], "localNames": [NAME, ...]}, ...]}
+
+localNames: every name a frame of the function can show as a local (the code object's
+co_varnames, cells and free variables). Their order in a traced frame is not fixed: under a
+trace function f_locals is one dict, updated in place, so names come in the order they were
+first bound.
     {"kind": "error", "message": "SyntaxError at line 3: invalid syntax", "line": 3 or null}
 """
 import ast
@@ -32,6 +37,27 @@ def executable_lines(code):
     return sorted(lines)
 
 
+def code_objects(code):
+    """(name, first line) -> the function code objects compiled from the program."""
+    found = {}
+    stack = [code]
+    while stack:
+        co = stack.pop()
+        found.setdefault((co.co_name, co.co_firstlineno), co)
+        stack.extend(c for c in co.co_consts if isinstance(c, types.CodeType))
+    return found
+
+
+def local_names(co):
+    """Every name a frame of `co` can hold as a local."""
+    if co is None:
+        return None
+    names = list(co.co_varnames)
+    names += [c for c in co.co_cellvars if c not in names]
+    names += [f for f in co.co_freevars if f not in names]
+    return names
+
+
 def params(args):
     """Parameter names in signature order: positional-only, positional, *args, keyword-only, **kwargs."""
     named = args.posonlyargs + args.args + ([args.vararg] if args.vararg else []) + args.kwonlyargs
@@ -47,7 +73,8 @@ def binding_order(args):
 
 
 class Functions(ast.NodeVisitor):
-    def __init__(self):
+    def __init__(self, codes):
+        self.codes = codes
         self.found = []
         self.prefix = []  # the qualname of the enclosing scope, CPython's way
 
@@ -58,6 +85,7 @@ class Functions(ast.NodeVisitor):
 
     def visit_FunctionDef(self, node):
         qualname = '.'.join(self.prefix + [node.name])
+        call_line = min([d.lineno for d in node.decorator_list] + [node.lineno])
         self.found.append({
             'name': node.name,
             'qualname': qualname,
@@ -65,8 +93,9 @@ class Functions(ast.NodeVisitor):
             'endLine': node.end_lineno,
             'params': params(node.args),
             # A call event sits on the function's first line: its first decorator's, if any.
-            'callLine': min([d.lineno for d in node.decorator_list] + [node.lineno]),
+            'callLine': call_line,
             'callLocals': binding_order(node.args),
+            'localNames': local_names(self.codes.get((node.name, call_line))) or binding_order(node.args),
         })
         self.prefix.extend([node.name, '<locals>'])
         self.generic_visit(node)
@@ -86,7 +115,7 @@ def program_info(source):
         return {'kind': 'error', 'message': f'SyntaxError: {e}', 'line': None}
     except (RecursionError, MemoryError):
         return {'kind': 'error', 'message': 'SyntaxError: the program is too deeply nested to compile', 'line': None}
-    functions = Functions()
+    functions = Functions(code_objects(code))
     functions.visit(tree)
     return {'kind': 'ok', 'executableLines': executable_lines(code), 'functions': functions.found}
 

@@ -25,6 +25,8 @@ const FunctionInfoSchema = z.object({
   callLine: z.number().int().positive(),
   /** The parameters in the order a call frame's locals hold them (positional, keyword-only, *args, **kwargs). */
   callLocals: z.array(z.string()),
+  /** Every name a frame of the function can hold as a local (in no particular order: see program-info.py). */
+  localNames: z.array(z.string()),
 });
 
 const ProgramInfoSchema = z.discriminatedUnion('kind', [

@@ -102,6 +102,9 @@ export interface ForwardResult {
 const int64 = (values: readonly number[], dims: number[]) => new Tensor('int64', BigInt64Array.from(values, (v) => BigInt(v)), dims);
 
 export class ModelSession {
+  /** Forward passes run so far (every prediction's stats report its share; bench/ reads them). */
+  passes = 0;
+
   private constructor(
     private readonly session: InferenceSession,
     readonly provider: Provider,
@@ -139,6 +142,7 @@ export class ModelSession {
     const total = past.length + seq;
     if (total > this.maxPositions) throw new ContextOverflowError(total, this.maxPositions);
     const positions = Array.from({ length: seq }, (_, j) => past.length + j);
+    this.passes++;
     const out = await this.session.run({
       input_ids: int64(rows.flat(), [batch, seq]),
       attention_mask: int64(new Array<number>(batch * total).fill(1), [batch, total]),

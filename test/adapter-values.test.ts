@@ -157,9 +157,9 @@ describe('program-info', () => {
     expect(info.executableLines).toEqual([2, 4, 5, 8, 9, 10, 12, 13, 14]);
     expect(info.functions).toEqual([
       // callLocals: the order a call frame's locals hold them (CPython's co_varnames).
-      { name: 'area', qualname: 'Shape.area', line: 5, endLine: 10, params: ['self', 'scale', 'rest', 'unit', 'opts'], callLine: 5, callLocals: ['self', 'scale', 'unit', 'rest', 'opts'] },
-      { name: 'helper', qualname: 'Shape.area.<locals>.helper', line: 8, endLine: 9, params: ['x', 'y'], callLine: 8, callLocals: ['x', 'y'] },
-      { name: 'main', qualname: 'main', line: 12, endLine: 13, params: [], callLine: 12, callLocals: [] },
+      { name: 'area', qualname: 'Shape.area', line: 5, endLine: 10, params: ['self', 'scale', 'rest', 'unit', 'opts'], callLine: 5, callLocals: ['self', 'scale', 'unit', 'rest', 'opts'], localNames: ['self', 'scale', 'unit', 'rest', 'opts', 'helper'] },
+      { name: 'helper', qualname: 'Shape.area.<locals>.helper', line: 8, endLine: 9, params: ['x', 'y'], callLine: 8, callLocals: ['x', 'y'], localNames: ['x', 'y'] },
+      { name: 'main', qualname: 'main', line: 12, endLine: 13, params: [], callLine: 12, callLocals: [], localNames: [] },
     ]);
     expect(functionAt(info, 9)?.qualname).toBe('Shape.area.<locals>.helper');
     expect(functionAt(info, 10)?.qualname).toBe('Shape.area');

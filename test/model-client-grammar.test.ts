@@ -17,7 +17,7 @@ import type { Action, State, Trajectory } from '../grammar/state.js';
 import { TOKEN_PATTERN, TOKENS } from '../grammar/tokens.js';
 import { truncateTrajectory } from '../grammar/truncate.js';
 import { FrameConstraint, type FrameRules } from '../model-client/frame-constraint.js';
-import { LocalsSegment } from '../model-client/json-constraint.js';
+import { KnownNames, LocalsSegment } from '../model-client/json-constraint.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
 import { historyText, windowStarts } from '../model-client/prompt.js';
 import { TokenTable } from '../model-client/token-table.js';
@@ -302,5 +302,20 @@ describe('locals constraint', () => {
     expect(tries(', "free": "2"}')).toBe(true); // a closure's free variable may follow
     expect(push('}')).toBe(true);
     expect(seg.canEnd()).toBe(true);
+  });
+
+  it("with the function's names, refuses a name it does not have, and a comma once all are written", () => {
+    const seg = new LocalsSegment(false, undefined, new KnownNames(new Set(['n', 'nums'])));
+    const push = (text: string) => Array.from(text).every((ch, i) => seg.push(ch.codePointAt(0)!, i));
+    const tries = (text: string) => {
+      const c = seg.clone();
+      return Array.from(text).every((ch, i) => c.push(ch.codePointAt(0)!, i));
+    };
+    expect(tries('{"tries"')).toBe(false);
+    expect(push('{"n": "1", "nu')).toBe(true);
+    expect(tries('"')).toBe(false); // "nu" is no name of the function
+    expect(push('ms": "[]"')).toBe(true);
+    expect(tries(',')).toBe(false);
+    expect(push('}')).toBe(true);
   });
 });

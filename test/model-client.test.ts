@@ -281,6 +281,7 @@ describe.runIf(HAS_MODEL)('with the model', () => {
         parsed++;
       } catch (err) {
         // The only acceptable failure: a clear budget error (a model that rambles), never garbage.
+        if (!(err instanceof FrameBudgetError)) console.error(String(err));
         expect(err).toBeInstanceOf(FrameBudgetError);
       }
     }
