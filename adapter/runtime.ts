@@ -11,22 +11,32 @@
  * prediction waits for it); `cancel()` stops a multi-step command (continue, until) between
  * two predictions.
  *
+ * Prefetch (adapter/prefetch.ts): once a command is done and none waits, the runtime guesses
+ * where step over and step into lead from the current stop, one guess at a time through the
+ * same queue, and a key press that matches a guess is served from it. Before each guess it
+ * checks that no command waits, so a command waits at most for the one guess in flight (a
+ * forward pass cannot be interrupted).
+ *
  * Events:
  *   'stopped'  (StopEvent)            after every command that moves
  *   'output'   (text, category)       verify findings and notes (the end is the stop's description)
  *   'progress' (ProgressEvent)        a multi-step command's progress
+ *   'prefetch' (PrefetchEvent)        a background guess started or ended
  */
 import { EventEmitter } from 'node:events';
 import { readFile } from 'node:fs/promises';
+import { serializeFrame } from '../grammar/serialize.js';
 import type { Action, ForwardAction, State } from '../grammar/state.js';
-import { truncateRepr } from '../grammar/truncate.js';
+import { MAX_SOURCE_CHARS, truncateRepr, truncateText } from '../grammar/truncate.js';
+import { DecodeAbortedError } from '../model-client/decode.js';
 import type { Entry } from '../model-client/entry-state.js';
-import type { Prediction, PredictOptions, Predictor } from '../model-client/predictor.js';
+import type { Prediction, PredictionStats, PredictOptions, Predictor } from '../model-client/predictor.js';
 import { programInfo, type ProgramInfo } from '../model-client/program-info.js';
+import { actionKey, historyKey, isPrefetchAction, newCounters, PREFETCH_ACTIONS, type PrefetchCounters, tried, validGuess } from './prefetch.js';
 import { type End, RuntimeError, type Stop, Timeline } from './timeline.js';
+import { describeExit, type Verification, Verifier } from './verifier.js';
 
 export { RuntimeError };
-import { describeExit, type Verification, Verifier } from './verifier.js';
 
 export interface LaunchOptions {
   /** The program file (its text is read at launch and at restart). */
@@ -47,6 +57,11 @@ export interface LaunchOptions {
   verify?: boolean;
   /** Most predictions one continue or until may take before it pauses (default 200). */
   maxSteps?: number;
+  /**
+   * Guess the next step over and step into in the background while stopped (default true).
+   * Only with greedy decoding (samples 1), where a guess is exactly what the press would get.
+   */
+  prefetch?: boolean;
 }
 
 /**
@@ -62,6 +77,20 @@ export interface StopEvent {
   description?: string;
   /** The stop was already in the timeline: shown again, not predicted again. */
   replayed?: boolean;
+  /** The stop was a background guess made while the user looked at the previous one. */
+  prefetched?: boolean;
+  /** The prediction behind a new stop or end (its work, whether done now or in the background). */
+  stats?: PredictionStats;
+}
+
+/** A background guess: `start` when it begins, `end` when it is stored (`ok`: not failed). */
+export interface PrefetchEvent {
+  phase: 'start' | 'end';
+  action: ForwardAction['kind'];
+  /** Stop index in the timeline the guess is made from. */
+  position: number;
+  ok?: boolean;
+  milliseconds?: number;
 }
 
 export interface ProgressEvent {
@@ -108,6 +137,13 @@ export class NeuralRuntime extends EventEmitter {
   private queue: Promise<unknown> = Promise.resolve();
   private cancelled = false;
   private resamples = 0;
+  /** User commands queued or running: a background guess gives way while any is. */
+  private waiting = 0;
+  private prefetchQueued = false;
+  /** Aborts the background guess being decoded, if any. */
+  private guessInFlight: AbortController | null = null;
+  private closed = false;
+  readonly prefetchCounters: PrefetchCounters = newCounters();
 
   constructor(readonly predictor: Predictor) {
     super();
@@ -142,7 +178,7 @@ export class NeuralRuntime extends EventEmitter {
     const first = await this.predictor.start(this.source, this.entry, this.sampling());
     this.setStart(first);
     await this.prepareVerifier();
-    const stopped = this.timeline.atEnd ? this.endEvent() : { reason: 'entry' as const };
+    const stopped: StopEvent = { ...(this.timeline.atEnd ? this.endEvent() : { reason: 'entry' as const }), ...(first.stats ? { stats: first.stats } : {}) };
     if (opts.stopOnEntry === false && !this.timeline.atEnd) return this.continueRun();
     return this.emitStop(stopped);
   }
@@ -283,9 +319,12 @@ export class NeuralRuntime extends EventEmitter {
   private async move(action: Action, arrival: 'step' | 'breakpoint'): Promise<StopEvent> {
     const t = this.timeline;
     const known = t.known(action);
+    let served: Pick<StopEvent, 'prefetched' | 'stats'> = {};
     if (known === undefined) {
       t.truncate();
-      const prediction = await this.predict(action, {});
+      const guess = this.takeGuess(action);
+      const prediction = guess ?? (await this.predict(action, {}));
+      served = { ...(guess ? { prefetched: true } : {}), ...(prediction.stats ? { stats: prediction.stats } : {}) };
       t.current.action = action;
       if (prediction.kind === 'exit') {
         t.end = { exit: prediction.exit, origin: prediction.origin, confidence: prediction.confidence, ...(prediction.stats ? { stats: prediction.stats } : {}) };
@@ -293,7 +332,7 @@ export class NeuralRuntime extends EventEmitter {
         t.stops.push(this.stopOf(prediction));
       }
     }
-    const replayed = known === undefined ? {} : { replayed: true };
+    const replayed = known === undefined ? served : { replayed: true };
     if (known === 'end' || (known === undefined && t.end)) {
       t.atEnd = true;
       return { ...this.endEvent(), ...replayed };
@@ -382,6 +421,8 @@ export class NeuralRuntime extends EventEmitter {
     const state: State = prediction.state.event === 'line_call' ? { ...prediction.state, event: 'line' } : prediction.state;
     const action: Action = state.stack.length < first.state.stack.length ? { kind: 'step_into' } : { kind: 'step_over' };
     t.stops.unshift({ ...this.stopOf(prediction), state, action, inferredBackward: true });
+    // Every stop's past now starts one state earlier: guesses made from the shorter one are stale.
+    t.dropPrefetches();
     return { reason: 'step', description: 'inferred by the model, stepping back' };
   }
 
@@ -399,6 +440,8 @@ export class NeuralRuntime extends EventEmitter {
       if (!(name in stop.state.locals)) throw new RuntimeError(`no variable '${name}' in ${stop.state.stack.at(-1)!.function} at this stop`);
       t.truncate();
       stop.state = { ...stop.state, locals: { ...stop.state.locals, [name]: truncateRepr(repr) } };
+      // Guesses from the state before the edit are stale (they would not match its history anyway).
+      delete stop.prefetched;
       if (!stop.edited.includes(name)) stop.edited.push(name);
       return stop;
     });
@@ -558,11 +601,197 @@ export class NeuralRuntime extends EventEmitter {
     return this.launchOptions;
   }
 
-  /** Runs commands one at a time, in arrival order; a failed one does not block the next. */
+  /**
+   * Runs commands one at a time, in arrival order; a failed one does not block the next.
+   * When the last waiting command is done, the background guesses from its stop begin.
+   */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    this.waiting++;
+    // A command overtakes a background guess: the guess stops at its next forward pass.
+    this.guessInFlight?.abort();
     const run = this.queue.then(fn, fn);
     this.queue = run.catch(() => undefined);
+    // Registered before the caller's own reactions: the guess is queued before a command
+    // the caller sends right after this one, which then finds it queued and makes it yield.
+    run.then(
+      () => this.commandDone(),
+      () => this.commandDone(),
+    );
     return run;
+  }
+
+  private commandDone(): void {
+    this.waiting--;
+    this.schedulePrefetch();
+  }
+
+  // ---- prefetch ----------------------------------------------------------------------------
+
+  /** Stops the background guesses for good and resolves when the one in flight is done (before the model is released). */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.cancelled = true;
+    await this.queue;
+  }
+
+  /** Resolves once no command and no background guess is queued or running (tests and bench/ wait on it). */
+  async idle(): Promise<void> {
+    for (let q = this.queue; ; q = this.queue) {
+      await q;
+      if (q === this.queue && !this.prefetchQueued) return;
+    }
+  }
+
+  private prefetchOn(): boolean {
+    const opts = this.launchOptions;
+    return !this.closed && opts !== null && opts.prefetch !== false && (opts.samples ?? 1) <= 1;
+  }
+
+  /** Queues the next background guess, unless one is queued or a command waits (it schedules again when done). */
+  private schedulePrefetch(): void {
+    if (this.prefetchQueued || this.waiting > 0 || !this.prefetchOn()) return;
+    this.prefetchQueued = true;
+    const job = this.queue.then(() => {
+      this.prefetchQueued = false;
+      return this.prefetchOne();
+    });
+    this.queue = job.catch(() => undefined);
+  }
+
+  /** One guess from the current stop, then the next is queued; nothing when a command waits or all are known. */
+  private async prefetchOne(): Promise<void> {
+    if (!this.prefetchOn()) return;
+    if (this.waiting > 0) {
+      this.prefetchCounters.yielded++;
+      return;
+    }
+    const t = this.timeline;
+    if (!t.started || t.atEnd) return;
+    const stop = t.current;
+    const history = t.history();
+    const key = historyKey(history);
+    const action = PREFETCH_ACTIONS.find((a) => t.known(a) === undefined && !tried(stop.prefetched, a, key));
+    if (!action) return;
+    const position = t.position;
+    this.emit('prefetch', { phase: 'start', action: action.kind, position } satisfies PrefetchEvent);
+    const started = performance.now();
+    let ok = true;
+    const abort = new AbortController();
+    this.guessInFlight = abort;
+    try {
+      const prediction = await this.predictor.predict(history, action, { signal: abort.signal });
+      (stop.prefetched ??= new Map()).set(actionKey(action), { history: key, prediction });
+      this.prefetchCounters.predicted++;
+    } catch (err) {
+      ok = false;
+      // Overtaken by a command: nothing learned, it may be guessed again later. Otherwise a
+      // failed guess is remembered as failed (not retried); the key press predicts and reports the error.
+      if (err instanceof DecodeAbortedError) this.prefetchCounters.yielded++;
+      else (stop.prefetched ??= new Map()).set(actionKey(action), { history: key });
+    } finally {
+      this.guessInFlight = null;
+    }
+    this.emit('prefetch', { phase: 'end', action: action.kind, position, ok, milliseconds: performance.now() - started } satisfies PrefetchEvent);
+    this.schedulePrefetch();
+  }
+
+  /** The current stop's valid guess for `action` (counted as a hit or a miss), if prefetch is on. */
+  private takeGuess(action: Action): Prediction | undefined {
+    if (!this.prefetchOn() || !isPrefetchAction(action)) return undefined;
+    const guess = validGuess(this.timeline.current.prefetched, action, historyKey(this.timeline.history()));
+    if (guess) this.prefetchCounters.hits++;
+    else this.prefetchCounters.misses++;
+    return guess;
+  }
+
+  // ---- the VS Code extension's commands (predict inputs, the predicted trace) ----------------
+
+  /**
+   * Which arguments make the entry return `valueRepr` (a Python repr): the entry's return
+   * state with that value on each of its `return` lines (its locals written by `complete`,
+   * the model's completion of a given frame start, where given: the likeliest start wins;
+   * else left empty), then the model's `inv_step_call` from it: the call frame's locals are
+   * the arguments. As evaluation/cruxeval.ts predicts an input. The timeline is untouched.
+   */
+  predictInputs(valueRepr: string, complete?: CompleteFrame): Promise<PredictedInputs> {
+    return this.exclusive(async () => {
+      const opts = this.requireLaunched();
+      const name = this.entry?.entry;
+      if (!name) throw new RuntimeError('predicting the inputs needs an entry function: launch with entry (the function to debug)');
+      const info = this.info?.kind === 'ok' ? this.info : null;
+      const fn = info?.functions.find((f) => f.qualname === name) ?? info?.functions.find((f) => f.name === name);
+      if (!info || !fn) throw new RuntimeError(`no function '${name}' in ${opts.program}`);
+      const own = info.executableLines.filter((l) => l > fn.line && l <= fn.endLine);
+      const returns = own.filter((l) => /^return\b/.test((this.lines[l - 1] ?? '').trim()));
+      const candidates = returns.length > 0 ? returns : own.slice(-1);
+      if (candidates.length === 0) throw new RuntimeError(`'${name}' has no line to return from`);
+      let best: { state: State; score: number } | null = null;
+      let failure: unknown;
+      for (const line of candidates) {
+        const state: State = {
+          event: 'return',
+          line,
+          source: truncateText(this.lines[line - 1] ?? '', MAX_SOURCE_CHARS),
+          stack: [{ function: fn.name, line }],
+          locals: {},
+          value: truncateRepr(valueRepr),
+        };
+        if (!complete) {
+          best ??= { state, score: 0 };
+          continue;
+        }
+        try {
+          const text = serializeFrame('inverse', state);
+          const done = await complete(this.source, 'inverse', text.slice(0, text.length - '{}'.length));
+          if (!best || done.startLogprob > best.score) best = { state: done.state, score: done.startLogprob };
+        } catch (err) {
+          failure = err;
+        }
+      }
+      if (!best) throw failure;
+      const call = await this.predictor.predict([{ state: best.state }], { kind: 'inv_step_call' }, this.sampling());
+      if (call.kind !== 'state' || call.state.event !== 'call') {
+        throw new RuntimeError(`the model did not find a call of ${fn.name} returning ${valueRepr} (it predicted ${call.kind === 'state' ? `a ${call.state.event} state` : `the run's ${call.exit.kind} exit`})`);
+      }
+      const locals = call.state.locals;
+      const names = fn.callLocals.filter((n) => n in locals);
+      return {
+        function: fn.name,
+        value: valueRepr,
+        returnLine: best.state.line,
+        args: names.map((n) => locals[n]).join(', '),
+        locals,
+        confidence: call.confidence.locals,
+        ...(call.stats ? { stats: call.stats } : {}),
+      };
+    });
+  }
+
+  /** The timeline as a list: each stop with its locals, what changed since the one before in the same frame, and the end. */
+  predictedTrace(): PredictedTrace {
+    const t = this.timeline;
+    const steps = t.stops.map((s, i): TraceStep => {
+      const prev = t.stops[i - 1]?.state;
+      const sameFrame = prev && prev.stack.length === s.state.stack.length && prev.stack.at(-1)?.function === s.state.stack.at(-1)?.function;
+      const changed = Object.keys(s.state.locals).filter((n) => !sameFrame || prev.locals[n] !== s.state.locals[n]);
+      return {
+        index: i,
+        event: s.state.event,
+        line: s.state.line,
+        function: s.state.stack.at(-1)?.function ?? '<module>',
+        depth: s.state.stack.length,
+        source: this.lines[s.state.line - 1] ?? s.state.source,
+        locals: s.state.locals,
+        changed,
+        confidence: s.confidence.locals,
+        ...(s.state.value !== undefined ? { value: s.state.value } : {}),
+        origin: s.origin,
+        ...(s.action ? { action: s.action.kind } : {}),
+        current: !t.atEnd && i === t.position,
+      };
+    });
+    const end = t.end ? { exit: describeExit(t.end.exit), confidence: t.end.confidence.frame, current: t.atEnd } : null;
+    return { program: this.loadedPath ?? '', steps, end };
   }
 }
 
@@ -576,4 +805,44 @@ export function summarize(v: Verification): string {
   for (const [name, real] of Object.entries(v.missing)) parts.push(`${name} = ${real} is missing`);
   if (v.value !== undefined) parts.push(`the value is ${v.value}`);
   return parts.length ? `line ${v.real.line}: ${parts.join('; ')}` : 'matches the real run';
+}
+
+/** Completes a frame whose text starts with `start` (model-client/partial-frame.ts's PartialFrameDecoder.complete). */
+export type CompleteFrame = (program: string, direction: 'inverse', start: string) => Promise<{ state: State; startLogprob: number }>;
+
+/** What `predictInputs` found: the entry's arguments for a return value. */
+export interface PredictedInputs {
+  function: string;
+  value: string;
+  /** The return line the call was inferred from. */
+  returnLine: number;
+  /** The call frame's parameters as a positional argument list, e.g. `'berry', 'r'`. */
+  args: string;
+  locals: Record<string, string>;
+  confidence: Record<string, number>;
+  stats?: PredictionStats;
+}
+
+export interface TraceStep {
+  index: number;
+  event: State['event'];
+  line: number;
+  function: string;
+  depth: number;
+  source: string;
+  locals: Record<string, string>;
+  /** Locals new or different since the stop before in the same frame (all, after a frame change). */
+  changed: string[];
+  confidence: Record<string, number>;
+  value?: string;
+  origin: string;
+  /** The action taken from this stop to the next. */
+  action?: string;
+  current: boolean;
+}
+
+export interface PredictedTrace {
+  program: string;
+  steps: TraceStep[];
+  end: { exit: string; confidence: number; current: boolean } | null;
 }

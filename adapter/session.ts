@@ -17,19 +17,22 @@
  * run" scope; stepping back from there works as anywhere else.
  */
 import { basename, resolve } from 'node:path';
-import { DebugSession, InitializedEvent, InvalidatedEvent, OutputEvent, ProgressEndEvent, ProgressStartEvent, ProgressUpdateEvent, Source, StoppedEvent, TerminatedEvent, Thread } from '@vscode/debugadapter';
+import { DebugSession, Event, InitializedEvent, InvalidatedEvent, OutputEvent, ProgressEndEvent, ProgressStartEvent, ProgressUpdateEvent, Source, StoppedEvent, TerminatedEvent, Thread } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { z } from 'zod';
 import { EntryError } from '../model-client/entry-state.js';
 import { FrameBudgetError } from '../model-client/decode.js';
 import { ModelFolderError } from '../model-client/model-folder.js';
-import type { NeuralPredictor } from '../model-client/neural-predictor.js';
+import { NeuralPredictor } from '../model-client/neural-predictor.js';
+import { defaultModelDir } from '../model-client/model-folder.js';
+import { PartialFrameDecoder } from '../model-client/partial-frame.js';
+import type { PredictionStats } from '../model-client/predictor.js';
 import { ContextOverflowError } from '../model-client/session.js';
 import { TraceFailure } from '../tracer/run-tracer.js';
 import { EvalError, evaluateExpression, valueRepr } from './evaluate.js';
-import { loadPredictor, ModelNotFoundError } from './load-predictor.js';
+import { loadPredictor, ModelNotFoundError, type PredictorChoice } from './load-predictor.js';
 import { parsePyValue, typeName } from './python-values.js';
-import { type FrameView, type LaunchOptions, NeuralRuntime, type ProgressEvent, RuntimeError, type StopEvent } from './runtime.js';
+import { type CompleteFrame, type FrameView, type LaunchOptions, NeuralRuntime, type ProgressEvent, RuntimeError, type StopEvent } from './runtime.js';
 import { provenanceLabel, VariablesView } from './variables-view.js';
 
 /** The launch configuration (a launch.json entry of type `neural-python`). */
@@ -46,10 +49,20 @@ const LaunchArgsSchema = z
     stopOnEntry: z.boolean().optional(),
     verify: z.boolean().optional(),
     maxSteps: z.number().int().positive().optional(),
+    prefetch: z.boolean().optional(),
   })
   // VS Code adds its own fields (type, request, name, __sessionId, …).
   .passthrough();
 export type LaunchArgs = z.infer<typeof LaunchArgsSchema>;
+
+/** The `ndb` field of a stopped event's body. */
+export interface NdbStopInfo {
+  prefetched?: boolean;
+  replayed?: boolean;
+  /** The predicted end of the run (DAP has no stop reason for it). */
+  end?: boolean;
+  stats?: PredictionStats;
+}
 
 /** A Python run has one thread here: the model predicts the main thread only. */
 const THREAD_ID = 1;
@@ -67,6 +80,11 @@ class LaunchArgsError extends Error {}
 /** Errors whose message is written for the user as it is. */
 const USER_ERRORS = [RuntimeError, EntryError, ModelNotFoundError, ModelFolderError, EvalError, TraceFailure, LaunchArgsError];
 
+export interface SessionOptions {
+  /** How a model is opened (default: load-predictor.ts); bench/ opens its baseline through it. */
+  loadPredictor?: (choice: PredictorChoice) => Promise<NeuralPredictor>;
+}
+
 export class NeuralDebugSession extends DebugSession {
   private runtime: NeuralRuntime | null = null;
   private view: VariablesView | null = null;
@@ -82,8 +100,11 @@ export class NeuralDebugSession extends DebugSession {
   private clientHandlesInvalidated = false;
   private progressId: string | null = null;
   private progressCount = 0;
+  /** The model and device of the last launch, for the `ndb/stats` event and `ndb/predictInputs`. */
+  private launchedModel: { dir: string; label: string; device: string; predictor: Promise<NeuralPredictor> } | null = null;
+  private frameDecoders = new WeakMap<NeuralPredictor, Promise<PartialFrameDecoder>>();
 
-  constructor() {
+  constructor(private readonly options: SessionOptions = {}) {
     super();
     this.setDebuggerLinesStartAt1(true);
     this.setDebuggerColumnsStartAt1(true);
@@ -129,6 +150,8 @@ export class NeuralDebugSession extends DebugSession {
     try {
       const args = parseLaunchArgs(raw);
       const runtime = this.newRuntime(await this.predictorFor(args));
+      const dir = args.model ? resolve(args.model) : defaultModelDir();
+      this.launchedModel = { dir, label: args.model ? basename(dir) : 'default', device: args.device ?? 'cpu', predictor: this.predictorFor(args) };
       const program = (this.program = resolve(args.program));
       await runtime.setBreakpoints(this.breakpointLines.get(program) ?? [], program);
       return { runtime, options: launchOptions(program, args) };
@@ -139,7 +162,8 @@ export class NeuralDebugSession extends DebugSession {
 
   /** A fresh runtime for each launch (the model is kept): nothing of an earlier launch lingers. */
   private newRuntime(predictor: NeuralPredictor): NeuralRuntime {
-    this.runtime?.cancel();
+    // close, not just cancel: the old runtime's background guesses stop too.
+    void this.runtime?.close();
     this.runtime?.removeAllListeners();
     const runtime = new NeuralRuntime(predictor);
     runtime.on('output', (text: string, category: string) => this.sendEvent(new OutputEvent(text, category)));
@@ -154,8 +178,9 @@ export class NeuralDebugSession extends DebugSession {
     const key = `${args.model ?? ''}\n${args.device ?? 'cpu'}`;
     let loading = this.predictors.get(key);
     if (!loading) {
+      const load = this.options.loadPredictor ?? loadPredictor;
       loading = this.withProgress('Loading the model', () =>
-        loadPredictor({
+        load({
           ...(args.model === undefined ? {} : { model: args.model }),
           ...(args.device === undefined ? {} : { device: args.device }),
           onWarning: (message) => this.sendEvent(new OutputEvent(`${message}\n`, 'console')),
@@ -261,7 +286,16 @@ export class NeuralDebugSession extends DebugSession {
       stopped.body.text = description;
     }
     stopped.body.allThreadsStopped = true;
+    // ndb's own field (clients ignore what they do not know): whether the stop was a
+    // background guess, and the prediction's work, for tools that measure the adapter (bench/).
+    (stopped.body as { ndb?: NdbStopInfo }).ndb = {
+      ...(event.prefetched ? { prefetched: true } : {}),
+      ...(event.replayed ? { replayed: true } : {}),
+      ...(event.reason === 'end' ? { end: true } : {}),
+      ...(event.stats ? { stats: event.stats } : {}),
+    };
     this.sendEvent(stopped);
+    this.sendStats(event);
   }
 
   /**
@@ -400,7 +434,9 @@ export class NeuralDebugSession extends DebugSession {
   override shutdown(): void {
     const loaded = [...this.predictors.values()];
     this.predictors.clear();
-    for (const p of loaded) void p.then((predictor) => predictor.release()).catch(() => undefined);
+    // A background guess may be running on the model: it ends first.
+    const idle = this.runtime?.close() ?? Promise.resolve();
+    for (const p of loaded) void idle.then(() => p).then((predictor) => predictor.release()).catch(() => undefined);
     super.shutdown();
   }
 
@@ -471,6 +507,53 @@ export class NeuralDebugSession extends DebugSession {
     this.requireRuntime();
     return this.view!;
   }
+
+  // ---- ndb's own requests and events (the VS Code extension, extension/) -------------------
+
+  /** `ndb/stats` after each stop: the model, the device, and how long the stop's prediction took (null: replayed or known). */
+  private sendStats(event: StopEvent): void {
+    const m = this.launchedModel;
+    if (!m) return;
+    this.sendEvent(new Event('ndb/stats', { model: m.label, device: m.device, milliseconds: event.stats?.milliseconds ?? null, ...(event.prefetched ? { prefetched: true } : {}), ...(event.replayed ? { replayed: true } : {}) }));
+  }
+
+  /**
+   * `ndb/predictInputs` {value}: the entry's arguments for a return value (a Python
+   * expression); `ndb/resample`: predict the current stop again; `ndb/trace`: the timeline.
+   */
+  protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
+    const a = (args ?? {}) as Record<string, unknown>;
+    switch (command) {
+      case 'ndb/predictInputs':
+        return void this.handle(response, async () => {
+          if (typeof a.value !== 'string' || a.value.trim() === '') throw new RuntimeError('ndb/predictInputs needs a value: the return value, as a Python expression');
+          const runtime = this.requireRuntime();
+          const repr = await valueRepr(a.value, {});
+          response.body = await runtime.predictInputs(repr, await this.frameCompleter());
+          this.sendResponse(response);
+        });
+      case 'ndb/resample':
+        return this.step(response, (rt) => rt.resample());
+      case 'ndb/trace':
+        return void this.handle(response, async () => {
+          response.body = this.requireRuntime().predictedTrace();
+          this.sendResponse(response);
+        });
+      default:
+        super.customRequest(command, response, args);
+    }
+  }
+
+  /** The model's completion of a given frame start (the return state's locals), on a loaded NeuralPredictor. */
+  private async frameCompleter(): Promise<CompleteFrame | undefined> {
+    const m = this.launchedModel;
+    const predictor = await m?.predictor.catch(() => null);
+    if (!m || !(predictor instanceof NeuralPredictor)) return undefined;
+    let decoder = this.frameDecoders.get(predictor);
+    if (!decoder) this.frameDecoders.set(predictor, (decoder = PartialFrameDecoder.load(predictor, m.dir)));
+    const d = await decoder;
+    return (program, direction, start) => d.complete(program, direction, start);
+  }
 }
 
 function parseLaunchArgs(raw: unknown): LaunchArgs {
@@ -481,8 +564,8 @@ function parseLaunchArgs(raw: unknown): LaunchArgs {
 }
 
 function launchOptions(program: string, a: LaunchArgs): LaunchOptions {
-  const { entry, args, inferArgs, samples, temperature, stopOnEntry, verify, maxSteps } = a;
-  return { program, entry, args, inferArgs, samples, temperature, stopOnEntry, verify, maxSteps };
+  const { entry, args, inferArgs, samples, temperature, stopOnEntry, verify, maxSteps, prefetch } = a;
+  return { program, entry, args, inferArgs, samples, temperature, stopOnEntry, verify, maxSteps, prefetch };
 }
 
 /** One message for the user, saying what to do where there is something to do. */

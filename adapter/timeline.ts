@@ -11,6 +11,7 @@
 import type { Action, Exit, State } from '../grammar/state.js';
 import type { ExitConfidence, StateConfidence } from '../model-client/confidence.js';
 import type { HistoryEntry, Origin, PredictionStats, Vote } from '../model-client/predictor.js';
+import type { PrefetchMap } from './prefetch.js';
 
 /** A user error the client should show as is (bad input, nothing to do). */
 export class RuntimeError extends Error {
@@ -32,6 +33,8 @@ export interface Stop {
   edited: string[];
   /** Stops before the timeline's first that the model inferred by stepping back. */
   inferredBackward?: boolean;
+  /** Background guesses of the next actions from this stop (adapter/prefetch.ts). */
+  prefetched?: PrefetchMap;
 }
 
 export interface End {
@@ -83,11 +86,19 @@ export class Timeline {
     return undefined;
   }
 
-  /** Forgets the future after the current stop, so that a new one can be predicted. */
+  /**
+   * Forgets the future after the current stop, so that a new one can be predicted. The
+   * current stop's guesses stay (its past is unchanged): the stops dropped take theirs along.
+   */
   truncate(): void {
     this.stops.length = this.position + 1;
     this.end = null;
     delete this.current.action;
+  }
+
+  /** Drops every stop's guesses: the past they were made from has changed (a stop put before the first). */
+  dropPrefetches(): void {
+    for (const stop of this.stops) delete stop.prefetched;
   }
 
   /** The states from the first stop to the current one, with the actions taken between. */

@@ -94,12 +94,15 @@ export async function debugCommand(argv: string[], fail: (message: string) => Er
   const predictor = await userErrors(fail, () =>
     loadPredictor({ ...(values.model ? { model: values.model } : {}), ...(values.device ? { device: values.device } : {}), onWarning: (m) => process.stderr.write(`ndb: warning: ${m}\n`) }),
   );
+  const runtime = new NeuralRuntime(predictor);
   try {
-    const repl = new DebugRepl(new NeuralRuntime(predictor), { input: process.stdin, output: process.stdout });
+    const repl = new DebugRepl(runtime, { input: process.stdin, output: process.stdout });
     await userErrors(fail, () => repl.launch(launch));
     await repl.run();
   } finally {
-    // The model's session holds native resources: free them so that the process can end.
+    // The model's session holds native resources: free them so that the process can end
+    // (once a background guess still running on it is done).
+    await runtime.close();
     await predictor.release();
   }
 }

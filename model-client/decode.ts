@@ -32,6 +32,16 @@ export interface SamplingOptions {
   seed?: number;
   /** The most tokens one frame may take, forced ones included (default 512). */
   maxNewTokens?: number;
+  /** Stops decoding between two forward passes (a background guess the user overtook). */
+  signal?: AbortSignal;
+}
+
+/** Decoding stopped by its signal: nothing was predicted. */
+export class DecodeAbortedError extends Error {
+  constructor() {
+    super('the prediction was cancelled');
+    this.name = 'DecodeAbortedError';
+  }
 }
 
 /** Where decoding starts: the prompt's cache (one row) and the logits after its last token. */
@@ -118,6 +128,7 @@ export async function decodeFrames(
   const active = () => rows.filter((r) => !r.done && !r.error);
 
   while (active().length > 0) {
+    if (opts.signal?.aborted) throw new DecodeAbortedError();
     for (const row of active()) {
       const logits = row.logits;
       if (!logits) continue; // still feeding what it wrote

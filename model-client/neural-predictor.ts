@@ -200,6 +200,7 @@ export class NeuralPredictor implements Predictor {
       temperature: opts.temperature ?? (samples > 1 ? 1 : 0),
       topP: this.opts.topP ?? 0.95,
       seed: opts.seed ?? this.opts.seed ?? 0,
+      ...(opts.signal ? { signal: opts.signal } : {}),
       // A frame may use the rest of the context, up to the cap.
       maxNewTokens: Math.min(this.maxNewTokens(), this.session.maxPositions - req.ids.length + req.given.length),
     };

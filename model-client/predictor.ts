@@ -79,6 +79,8 @@ export interface PredictOptions {
   temperature?: number;
   /** Seed of the samples (default: the predictor's); a new seed gives new samples (resample). */
   seed?: number;
+  /** Aborts the prediction between two forward passes (DecodeAbortedError). */
+  signal?: AbortSignal;
 }
 
 export interface Predictor {

@@ -1,0 +1,257 @@
+/**
+ * The VS Code extension of ndb, the neural debugger for Python.
+ *
+ * - debug type `neural-python`: launch configurations (configuration.ts), the adapter run as
+ *   `node <ndb>/bin/ndb.js dap` (or, with `"ndb.adapter": "inline"`, inside the extension
+ *   host from <ndb>/dist/adapter/session.js);
+ * - commands: Step Back, Reverse Continue (DAP's own requests: VS Code's toolbar has them
+ *   too, as the adapter advertises supportsStepBack), Predict Inputs (`ndb/predictInputs`),
+ *   Resample This Step (`ndb/resample`), Show Predicted Trace (`ndb/trace`, trace-view.ts),
+ *   Debug Function Under Cursor;
+ * - a status-bar item: the model, the device, the last stop's prediction time (the
+ *   adapter's `ndb/stats` event);
+ * - ndb's language server (`ndb lsp --stdio`), fed the debug state after each stop
+ *   (debug-state.ts).
+ *
+ * `<ndb>` is the ndb package: `ndb/` inside the installed extension (npm run package puts
+ * it there), or the repository around extension/ when run from a checkout.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as vscode from 'vscode';
+import { LanguageClient, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node.js';
+import { DEBUG_TYPE, NeuralConfigurationProvider } from './configuration.js';
+import { type DebugState, DebugStateTrackers } from './debug-state.js';
+import { type PredictedTrace, TRACE_SCHEME, TraceDocuments } from './trace-view.js';
+
+let client: LanguageClient | undefined;
+let output: vscode.OutputChannel;
+
+function log(line: string): void {
+  output?.appendLine(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+}
+
+/** The ndb package: shipped inside the extension, or the checkout the extension folder sits in. */
+export function ndbRoot(extensionPath: string): string {
+  const shipped = join(extensionPath, 'ndb');
+  if (existsSync(join(shipped, 'bin', 'ndb.js'))) return shipped;
+  return join(extensionPath, '..');
+}
+
+/** The Node that runs ndb: the setting, else the editor's own runtime (Electron run as Node in desktop VS Code). */
+function nodeRuntime(): { command: string; env: Record<string, string> } {
+  const configured = vscode.workspace.getConfiguration('ndb').get<string>('nodePath', '').trim();
+  if (configured) return { command: configured, env: {} };
+  return { command: process.execPath, env: { ELECTRON_RUN_AS_NODE: '1' } };
+}
+
+class AdapterFactory implements vscode.DebugAdapterDescriptorFactory {
+  constructor(private readonly root: string) {}
+
+  async createDebugAdapterDescriptor(): Promise<vscode.DebugAdapterDescriptor> {
+    const bin = join(this.root, 'bin', 'ndb.js');
+    if (!existsSync(bin)) throw new Error(`ndb is not built: ${bin} is missing (run npm run build in ${this.root})`);
+    if (vscode.workspace.getConfiguration('ndb').get('adapter') === 'inline') {
+      // The adapter in this process: ESM, so a real import() (this file is CommonJS).
+      const { NeuralDebugSession } = (await import(pathToFileURL(join(this.root, 'dist', 'adapter', 'session.js')).href)) as {
+        NeuralDebugSession: new () => vscode.DebugAdapter;
+      };
+      log('debug adapter: inline (in the extension host)');
+      return new vscode.DebugAdapterInlineImplementation(new NeuralDebugSession());
+    }
+    const node = nodeRuntime();
+    log(`debug adapter: ${node.command} ${bin} dap`);
+    return new vscode.DebugAdapterExecutable(node.command, [bin, 'dap'], { env: node.env, cwd: this.root });
+  }
+}
+
+/** The status-bar item: model · device · last stop's prediction time. */
+class StatusItem {
+  private readonly item = vscode.window.createStatusBarItem('ndb.status', vscode.StatusBarAlignment.Left, 50);
+  private readonly sessions = new Set<string>();
+  private lastMs: number | null = null;
+
+  constructor() {
+    this.item.name = 'Neural Debugger';
+    this.item.command = 'ndb.showTrace';
+  }
+
+  started(session: vscode.DebugSession): void {
+    if (session.type !== DEBUG_TYPE) return;
+    this.sessions.add(session.id);
+    this.lastMs = null;
+    const model = session.configuration.model ? String(session.configuration.model).split('/').pop() : 'default';
+    this.set(model ?? 'default', String(session.configuration.device ?? 'cpu'), null, 'loading the model…');
+    this.item.show();
+  }
+
+  /** After each stop: its prediction time; a stop shown again (replayed) keeps the last one's. */
+  stats(body: { model: string; device: string; milliseconds: number | null; replayed?: boolean; prefetched?: boolean }): void {
+    if (body.milliseconds !== null) this.lastMs = body.milliseconds;
+    const note = body.replayed ? 'this stop was replayed from the timeline' : body.prefetched ? 'this stop was predicted in the background' : body.milliseconds === null ? 'this stop came from your input' : undefined;
+    this.set(body.model, body.device, this.lastMs, note);
+  }
+
+  ended(session: vscode.DebugSession): void {
+    this.sessions.delete(session.id);
+    if (this.sessions.size === 0) this.item.hide();
+  }
+
+  private set(model: string, device: string, ms: number | null, note?: string): void {
+    const time = ms === null ? '' : ` · ${ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`}`;
+    this.item.text = `$(pulse) ndb: ${model} · ${device}${time}`;
+    this.item.tooltip = `Neural debugger — model ${model} on ${device}${ms === null ? '' : `; the last prediction took ${Math.round(ms)} ms`}${note ? ` (${note})` : ''}. Click: Show Predicted Trace.`;
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}
+
+/** The active neural-python session, or a message saying there is none. */
+function neuralSession(): vscode.DebugSession | undefined {
+  const session = vscode.debug.activeDebugSession;
+  if (session?.type === DEBUG_TYPE) return session;
+  void vscode.window.showWarningMessage('No neural debugging session is active: start one with F5 on a Python file.');
+  return undefined;
+}
+
+/** Runs a custom request, an error shown to the user. */
+async function request<T>(session: vscode.DebugSession, command: string, args?: unknown): Promise<T | undefined> {
+  try {
+    return (await session.customRequest(command, args)) as T;
+  } catch (err) {
+    void vscode.window.showErrorMessage(`Neural Debug: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
+}
+
+interface PredictedInputs {
+  function: string;
+  value: string;
+  returnLine: number;
+  args: string;
+  locals: Record<string, string>;
+  confidence: Record<string, number>;
+}
+
+async function predictInputs(): Promise<void> {
+  const session = neuralSession();
+  if (!session) return;
+  const entry = session.configuration.entry as string | undefined;
+  if (!entry) {
+    void vscode.window.showWarningMessage('Predict Inputs needs a session that debugs a function (launch with entry).');
+    return;
+  }
+  const value = await vscode.window.showInputBox({
+    title: `Predict Inputs: ${entry}`,
+    prompt: `Which return value of ${entry}? A Python expression, e.g. 2 or 'abc'. The model infers the arguments of a call that returns it.`,
+    placeHolder: 'the return value',
+    ignoreFocusOut: true,
+  });
+  if (!value) return;
+  const found = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Predicting the arguments of ${entry} for ${value}…` }, () =>
+    request<PredictedInputs>(session, 'ndb/predictInputs', { value }),
+  );
+  if (!found) return;
+  const detail = Object.entries(found.locals)
+    .map(([n, v]) => `${n} = ${v} (${Math.round((found.confidence[n] ?? 1) * 100)}%)`)
+    .join(', ');
+  output.appendLine(`predicted inputs: ${found.function}(${found.args}) → ${found.value}   [${detail}; from the return on line ${found.returnLine}]`);
+  const debug = 'Debug this call';
+  const answer = await vscode.window.showInformationMessage(`Predicted: ${found.function}(${found.args}) → ${found.value}  (${detail})`, debug);
+  if (answer === debug) {
+    const { name: _n, inferArgs: _i, __sessionId: _s, ...rest } = session.configuration;
+    await vscode.debug.startDebugging(session.workspaceFolder, { ...rest, name: `Neural debug: ${found.function}(${found.args})`, entry: found.function, args: found.args });
+  }
+}
+
+/** The language server, when this ndb has one (`ndb help` lists `ndb lsp`) and the setting allows it. */
+async function startLanguageClient(context: vscode.ExtensionContext, root: string): Promise<void> {
+  if (!vscode.workspace.getConfiguration('ndb').get<boolean>('languageServer', true)) return;
+  const bin = join(root, 'bin', 'ndb.js');
+  const node = nodeRuntime();
+  const help = await new Promise<string>((resolve) =>
+    execFile(node.command, [bin, 'help'], { env: { ...process.env, ...node.env }, timeout: 20_000 }, (_err, stdout, stderr) => resolve(`${stdout}${stderr}`)),
+  );
+  if (!/\bndb lsp\b/.test(help)) {
+    log('language server: this ndb has no `ndb lsp` command; the predicted values show in the debug views only');
+    return;
+  }
+  const serverOptions: ServerOptions = { command: node.command, args: [bin, 'lsp', '--stdio'], options: { env: { ...process.env, ...node.env }, cwd: root } };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [{ scheme: 'file', language: 'python' }],
+    outputChannel: output,
+  };
+  client = new LanguageClient('ndb', 'ndb language server', serverOptions, clientOptions);
+  try {
+    await client.start();
+    log('language server: started (ndb lsp --stdio)');
+  } catch (err) {
+    log(`language server: did not start: ${err instanceof Error ? err.message : String(err)}`);
+    client = undefined;
+  }
+  context.subscriptions.push({ dispose: () => void client?.stop() });
+}
+
+function sendState(state: DebugState | null): void {
+  if (!client?.isRunning()) return;
+  log(state ? `ndb/debugState: ${state.stop.function}:${state.stop.line}, ${Object.keys(state.stop.locals).length} locals, ${state.history.length} earlier stops` : 'ndb/debugState: null (the session ended)');
+  void client.sendNotification('ndb/debugState', state).catch((err: unknown) => log(`ndb/debugState: ${String(err)}`));
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel('Neural Debugger');
+  const root = ndbRoot(context.extensionPath);
+  log(`ndb at ${root}`);
+  const configs = new NeuralConfigurationProvider(context.workspaceState);
+  const traces = new TraceDocuments();
+  const status = new StatusItem();
+
+  context.subscriptions.push(
+    output,
+    status,
+    vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, configs),
+    vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, configs, vscode.DebugConfigurationProviderTriggerKind.Dynamic),
+    vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, new AdapterFactory(root)),
+    vscode.debug.registerDebugAdapterTrackerFactory(DEBUG_TYPE, new DebugStateTrackers(sendState, log)),
+    vscode.workspace.registerTextDocumentContentProvider(TRACE_SCHEME, traces),
+    vscode.debug.onDidStartDebugSession((s) => status.started(s)),
+    vscode.debug.onDidTerminateDebugSession((s) => status.ended(s)),
+    vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => {
+      if (e.session.type === DEBUG_TYPE && e.event === 'ndb/stats') status.stats(e.body);
+    }),
+    vscode.commands.registerCommand('ndb.debugFunction', async () => {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor || editor.document.languageId !== 'python') return void vscode.window.showInformationMessage('Open a Python file to debug one of its functions.');
+      const config = await configs.configForEditor(editor);
+      if (config) await vscode.debug.startDebugging(vscode.workspace.getWorkspaceFolder(editor.document.uri), config);
+    }),
+    vscode.commands.registerCommand('ndb.stepBack', async () => {
+      const session = neuralSession();
+      if (session) await request(session, 'stepBack', { threadId: 1 });
+    }),
+    vscode.commands.registerCommand('ndb.reverseContinue', async () => {
+      const session = neuralSession();
+      if (session) await request(session, 'reverseContinue', { threadId: 1 });
+    }),
+    vscode.commands.registerCommand('ndb.resample', async () => {
+      const session = neuralSession();
+      if (session) await request(session, 'ndb/resample', { threadId: 1 });
+    }),
+    vscode.commands.registerCommand('ndb.predictInputs', predictInputs),
+    vscode.commands.registerCommand('ndb.showTrace', async () => {
+      const session = neuralSession();
+      const trace = session && (await request<PredictedTrace>(session, 'ndb/trace'));
+      if (session && trace) await traces.show(session.name, trace);
+    }),
+  );
+  // The language server starts in the background: debugging does not wait for it.
+  void startLanguageClient(context, root).catch((err: unknown) => log(`language server: ${String(err)}`));
+}
+
+export async function deactivate(): Promise<void> {
+  await client?.stop();
+}

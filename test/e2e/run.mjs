@@ -1,0 +1,322 @@
+#!/usr/bin/env node
+/**
+ * `npm run test:e2e`: the extension in a real VS Code. code-server (VS Code in the browser)
+ * with extension/ndb.vsix installed, driven by playwright-core through Debian's chromium:
+ * open examples/count.py, start neural debugging (F5, launch.json), F10, F11, Shift+F11,
+ * Step Back, hover a variable, Show Predicted Trace; check what the Variables view, the Call
+ * Stack, the hover and the status bar show (structure only: the model's values are its own).
+ * Screenshots go to test-results/e2e/.
+ *
+ * Needs (test/e2e/README.md says how to get them offline):
+ *   .e2e/node_modules/.bin/code-server   (or NDB_CODE_SERVER)  — test/e2e/setup.sh
+ *   /usr/bin/chromium                    (or NDB_CHROMIUM)     — apt-get install chromium
+ *   extension/ndb.vsix                   — npm run package (built here when missing)
+ *
+ * Not part of `npm test` (vitest includes test/**\/*.test.ts only).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const CODE_SERVER = process.env.NDB_CODE_SERVER ?? join(ROOT, '.e2e', 'node_modules', '.bin', 'code-server');
+const CHROMIUM = process.env.NDB_CHROMIUM ?? '/usr/bin/chromium';
+const VSIX = process.env.NDB_VSIX ?? join(ROOT, 'extension', 'ndb.vsix');
+const SHOTS = join(ROOT, 'test-results', 'e2e');
+/** A loaded 2-core machine: VS Code in a browser is slow to start; a prediction is ~0.1–1 s. */
+const TIMEOUT = Number(process.env.NDB_E2E_TIMEOUT_MS ?? 90_000);
+
+const started = Date.now();
+const results = [];
+function elapsed() {
+  return `${((Date.now() - started) / 1000).toFixed(1)}s`;
+}
+function log(line) {
+  process.stdout.write(`[e2e ${elapsed()}] ${line}\n`);
+}
+function check(name, ok, detail = '') {
+  results.push({ name, ok });
+  log(`${ok ? 'PASS' : 'FAIL'} ${name}${detail ? `: ${detail}` : ''}`);
+}
+
+for (const [what, path, how] of [
+  ['code-server', CODE_SERVER, 'run test/e2e/setup.sh'],
+  ['chromium', CHROMIUM, 'apt-get install -y chromium'],
+]) {
+  if (!existsSync(path)) {
+    console.error(`e2e: no ${what} at ${path}: ${how} (test/e2e/README.md)`);
+    process.exit(2);
+  }
+}
+if (!existsSync(VSIX) || process.argv.includes('--package')) {
+  log('building the vsix (npm run package)');
+  execFileSync(process.execPath, [join(ROOT, 'extension', 'scripts', 'package.mjs')], { cwd: ROOT, stdio: 'inherit' });
+}
+
+// ---- a workspace, a profile, code-server ------------------------------------------------------
+
+const tmp = mkdtempSync(join(tmpdir(), 'ndb-e2e-'));
+const workspace = join(tmp, 'workspace');
+const userData = join(tmp, 'user-data');
+const extensions = join(tmp, 'extensions');
+mkdirSync(join(workspace, '.vscode'), { recursive: true });
+mkdirSync(join(userData, 'User'), { recursive: true });
+cpSync(join(ROOT, 'examples', 'count.py'), join(workspace, 'count.py'));
+writeFileSync(
+  join(workspace, '.vscode', 'launch.json'),
+  JSON.stringify(
+    { version: '0.2.0', configurations: [{ type: 'neural-python', request: 'launch', name: 'Neural debug: count', program: '${workspaceFolder}/count.py', entry: 'count', args: "'berry', 'r'", stopOnEntry: true }] },
+    null,
+    2,
+  ),
+);
+writeFileSync(
+  join(userData, 'User', 'settings.json'),
+  JSON.stringify({
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'workbench.enableExperiments': false,
+    'security.workspace.trust.enabled': false,
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'telemetry.telemetryLevel': 'off',
+    'update.mode': 'none',
+    'editor.hover.delay': 100,
+    'debug.toolBarLocation': 'floating',
+    'window.commandCenter': false,
+    'chat.commandCenter.enabled': false,
+    'workbench.colorTheme': 'Default Light Modern',
+  }),
+);
+const config = join(tmp, 'code-server.yaml');
+writeFileSync(config, 'auth: none\ncert: false\n');
+const env = { ...process.env, XDG_CONFIG_HOME: join(tmp, 'config'), XDG_DATA_HOME: join(tmp, 'data') };
+const common = ['--config', config, '--user-data-dir', userData, '--extensions-dir', extensions];
+
+log(`installing ${VSIX}`);
+let t = Date.now();
+execFileSync(CODE_SERVER, [...common, '--install-extension', VSIX], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+log(`installed in ${((Date.now() - t) / 1000).toFixed(1)}s`);
+
+const port = await freePort();
+const server = spawn(CODE_SERVER, [...common, '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', workspace], {
+  env,
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
+let serverLog = '';
+server.stdout.on('data', (d) => (serverLog += d));
+server.stderr.on('data', (d) => (serverLog += d));
+await waitFor(() => serverLog.includes('HTTP server listening'), 60_000, 'code-server to listen');
+log(`code-server on port ${port}`);
+
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
+let exitCode = 1;
+try {
+  const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+  page.setDefaultTimeout(TIMEOUT);
+  await run(page);
+  exitCode = results.every((r) => r.ok) ? 0 : 1;
+} catch (err) {
+  log(`ERROR ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  const pages = browser.contexts().flatMap((c) => c.pages());
+  if (pages[0]) await pages[0].screenshot({ path: join(SHOTS, 'error.png') }).catch(() => undefined);
+} finally {
+  await browser.close();
+  server.kill('SIGTERM');
+  if (exitCode !== 0) log(`code-server's log:\n${serverLog.slice(-4000)}`);
+  if (!process.env.NDB_E2E_KEEP) rmSync(tmp, { recursive: true, force: true });
+}
+log(`${results.filter((r) => r.ok).length}/${results.length} checks passed; screenshots in ${SHOTS}`);
+process.exit(exitCode);
+
+// ---- the test ------------------------------------------------------------------------------------
+
+/** @param {import('playwright-core').Page} page */
+async function run(page) {
+  rmSync(SHOTS, { recursive: true, force: true });
+  mkdirSync(SHOTS, { recursive: true });
+  const shot = (name) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
+
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+  await page.locator('.monaco-workbench').waitFor();
+  await page.locator('.explorer-folders-view, .explorer-viewlet').first().waitFor();
+  log('workbench up');
+
+  // Open count.py (Quick Open), the cursor in count().
+  await page.keyboard.press('Control+P');
+  await page.locator('.quick-input-widget input').fill('count.py');
+  await page.locator('.quick-input-list .monaco-list-row').first().waitFor();
+  await page.keyboard.press('Enter');
+  const editor = page.locator('.editor-instance .monaco-editor').first();
+  await editor.locator('.view-line', { hasText: 'def count(s, t):' }).waitFor();
+  await editor.locator('.view-line', { hasText: 'n = 0' }).click();
+  await shot('01-count-open');
+  log('count.py open');
+
+  // F5: the launch.json configuration (count('berry', 'r')).
+  const callStack = page.locator('.debug-call-stack, [id="workbench.debug.callStackView"]').first();
+  const variables = page.locator('.debug-variables, [id="workbench.debug.variablesView"]').first();
+  const stack = page.locator('.debug-call-stack .monaco-list-row');
+  const varRows = page.locator('.debug-variables .monaco-list-row');
+  await page.keyboard.press('F5');
+  await page.locator('.debug-toolbar').waitFor();
+  await stack.filter({ hasText: 'count' }).first().waitFor();
+  await varRows.first().waitFor();
+  const current = page.locator('.debug-top-stack-frame-line, .codicon-debug-stackframe').first();
+  await current.waitFor();
+  await shot('02-stopped-on-entry');
+  check('call stack names count()', (await stack.filter({ hasText: 'count' }).count()) > 0, (await stack.first().innerText()).replace(/\s+/g, ' '));
+  const entryVars = await rowTexts(varRows);
+  check('variables show the arguments s and t', entryVars.some((v) => /^s\b/.test(v)) && entryVars.some((v) => /^t\b/.test(v)), entryVars.join(' | '));
+
+  const status = page.locator('.statusbar-item', { hasText: 'ndb:' }).first();
+  await status.waitFor();
+  check('status bar shows model and device', /ndb: \S+ · (cpu|cuda)/.test(await status.innerText()), await status.innerText());
+
+  /** A key (or action) that moves, then the stop it leads to. */
+  const move = async (name, act) => {
+    const before = await topFrame(stack);
+    const t0 = Date.now();
+    await act();
+    // The stopped event refreshes the views: wait for the top frame to change (a step may
+    // also land where it was, e.g. a loop's head: then after a quiet while, take it as it is).
+    await waitFor(async () => (await topFrame(stack)) !== before, 5_000, `${name} to move`).catch(() => undefined);
+    await waitFor(async () => (await page.locator('.debug-toolbar .codicon-debug-pause').count()) === 0 && (await stack.count()) > 0, TIMEOUT, `${name} to stop`);
+    await page.waitForTimeout(300);
+    await varRows.first().waitFor();
+    const after = await topFrame(stack);
+    await shot(name);
+    log(`${name}: ${before} → ${after} (${Date.now() - t0} ms)`);
+    return after;
+  };
+
+  const lineOf = (frame) => Number(/(\d+)(?::\d+)?\s*$/.exec(frame)?.[1] ?? NaN);
+  const f10 = await move('03-f10-step-over', () => page.keyboard.press('F10'));
+  check('F10 stops in count() on a line of count.py', /count/.test(f10) && lineOf(f10) >= 5 && lineOf(f10) <= 10, f10);
+  check('status bar shows the step time', /\d+ (ms|s)\b/.test(await status.innerText()), await status.innerText());
+  const f11 = await move('04-f11-step-into', () => page.keyboard.press('F11'));
+  check('F11 stops on a line of count.py', lineOf(f11) >= 1 && lineOf(f11) <= 10, f11);
+  const out = await move('05-shift-f11-step-out', () => page.keyboard.press('Shift+F11'));
+  check('Shift+F11 stops on a line of count.py', lineOf(out) >= 1 && lineOf(out) <= 10, out);
+  const back = await move('06-step-back', async () => {
+    const button = page.locator('.debug-toolbar .codicon-debug-step-back').first();
+    if (await button.count()) await button.click();
+    else await runCommand(page, 'Neural Debug: Step Back');
+  });
+  check('Step Back stops on a line of count.py', lineOf(back) >= 1 && lineOf(back) <= 10, back);
+  const backVars = await rowTexts(varRows);
+  check('after Step Back the Variables view has rows', backVars.length > 0, backVars.join(' | '));
+
+  // Hover a variable of the current frame: `s` is a parameter, in every frame of count().
+  await page.mouse.move(800, 600);
+  const hoverTarget = await hoverable(editor, ['for c in s:', 'def count(s, t):']);
+  await hoverTarget.hover();
+  const hover = page.locator('.debug-hover-widget').first();
+  let hoverText = '';
+  try {
+    await hover.waitFor({ timeout: 20_000 });
+    hoverText = (await hover.innerText()).replace(/\s+/g, ' ');
+  } catch {
+    // retry once: the first hover can race the editor's focus
+    await page.mouse.move(10, 10);
+    await hoverTarget.hover();
+    await hover.waitFor({ timeout: 20_000 }).catch(() => undefined);
+    hoverText = (await hover.innerText().catch(() => '')).replace(/\s+/g, ' ');
+  }
+  await shot('07-hover');
+  check('hover over s shows a value', hoverText.length > 0 && /'|"|\d|\[|\{|None/.test(hoverText), hoverText.slice(0, 120));
+  await page.mouse.move(5, 500);
+
+  // Show Predicted Trace: a readonly document listing the stops.
+  await runCommand(page, 'Neural Debug: Show Predicted Trace');
+  const traceLine = page.locator('.view-line', { hasText: 'Predicted trace' }).first();
+  await traceLine.waitFor();
+  await page.waitForTimeout(500);
+  await shot('08-predicted-trace');
+  check('Show Predicted Trace opens the trace', (await page.locator('.view-line', { hasText: 'count:' }).count()) > 0);
+
+  // Stop.
+  await page.keyboard.press('Shift+F5');
+  await page.locator('.debug-toolbar').waitFor({ state: 'hidden' }).catch(() => undefined);
+  await shot('09-stopped');
+
+  // The extension's log (its output channel, as code-server writes it): the language server
+  // started from the vsix, and got the debug state after the stops and null at the end.
+  let extLog = '';
+  await waitFor(
+    () => {
+      extLog = findFiles(join(userData, 'logs'), (f) => f.endsWith('Neural Debugger.log')).map((f) => readFileSync(f, 'utf8')).join('');
+      return extLog.includes('ndb/debugState: null');
+    },
+    10_000,
+    'the session end in the extension log',
+  ).catch(() => undefined);
+  check('the language server runs (ndb lsp --stdio from the vsix)', extLog.includes('language server: started'));
+  check('the debug state goes to the language server after each stop, null at the end', /ndb\/debugState: count:\d+, \d+ locals/.test(extLog) && extLog.includes('ndb/debugState: null'), (extLog.match(/ndb\/debugState: .*/g) ?? []).slice(-3).join(' | '));
+}
+
+function findFiles(dir, keep) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? findFiles(join(dir, e.name), keep) : keep(e.name) ? [join(dir, e.name)] : []));
+}
+
+// ---- helpers --------------------------------------------------------------------------------------
+
+/** Runs a command by its title from the Command Palette. */
+async function runCommand(page, title) {
+  await page.keyboard.press('Control+Shift+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+  await page.keyboard.press('Enter');
+}
+
+async function topFrame(stack) {
+  const first = stack.first();
+  if (!(await first.count())) return '';
+  return (await first.innerText()).replace(/\s+/g, ' ').trim();
+}
+
+async function rowTexts(rows) {
+  const texts = await rows.allInnerTexts();
+  return texts.map((t) => t.replace(/\s+/g, ' ').trim()).filter(Boolean);
+}
+
+/** The token `s` on the first of `lines` the editor shows. */
+async function hoverable(editor, lines) {
+  for (const text of lines) {
+    const line = editor.locator('.view-line', { hasText: text }).first();
+    if (!(await line.count())) continue;
+    const tokens = line.locator('span > span');
+    const n = await tokens.count();
+    for (let i = n - 1; i >= 0; i--) {
+      if ((await tokens.nth(i).innerText()).trim() === 's') return tokens.nth(i);
+    }
+  }
+  throw new Error('no token s to hover in the editor');
+}
+
+async function waitFor(predicate, ms, what) {
+  const until = Date.now() + ms;
+  for (;;) {
+    if (await predicate()) return;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,110 @@
+/**
+ * Prefetch (adapter/prefetch.ts, adapter/runtime.ts) on the shipped model: under greedy
+ * decoding a session that serves key presses from background guesses shows exactly the states
+ * of one that predicts every press, through steps, a step back, a different step from there
+ * and an edited variable; and a background guess never holds up a different command for
+ * longer than the one guess in flight.
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type PrefetchEvent, NeuralRuntime, type StopEvent } from '../adapter/runtime.js';
+import { NeuralPredictor } from '../model-client/neural-predictor.js';
+
+const MODEL_DIR = process.env.NDB_TEST_MODEL ?? 'models/default';
+const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
+const COUNT = resolve('examples/count.py');
+const LAUNCH = { program: COUNT, entry: 'count', args: "'berry', 'r'" };
+/** Slack for the event loop and the bookkeeping around a prediction on a loaded 2-core machine. */
+const SLACK_MS = 150;
+
+interface Seen {
+  /** The stop (or the end) as the user sees it. */
+  state: string;
+  prefetched: boolean;
+}
+
+/** The session of the test: each command, then (prefetch on) the guesses it leaves time for. */
+async function walk(rt: NeuralRuntime, prefetch: boolean): Promise<Seen[]> {
+  const seen: Seen[] = [];
+  const look = async (event: StopEvent | Promise<StopEvent>) => {
+    const e = await event;
+    seen.push({ state: JSON.stringify(rt.ended?.exit ?? rt.current?.state), prefetched: e.prefetched === true });
+    // The user looks at the stop: the background guesses run now.
+    await rt.idle();
+  };
+  await look(rt.launch({ ...LAUNCH, prefetch }));
+  await look(rt.stepOver());
+  await look(rt.stepIn());
+  await look(rt.stepOut());
+  await look(rt.stepBack());
+  // From the stop before, another action than the timeline took: a guess made there serves it.
+  await look(rt.stepIn());
+  await look(rt.stepOver());
+  const stop = rt.current!;
+  const name = Object.keys(stop.state.locals)[0]!;
+  await rt.setVariable(name, '41');
+  await rt.idle();
+  await look(rt.stepOver());
+  await look(rt.stepOver());
+  return seen;
+}
+
+describe.skipIf(!HAS_MODEL)('prefetch on the shipped model', () => {
+  let predictor: NeuralPredictor;
+  beforeAll(async () => {
+    predictor = await NeuralPredictor.load(MODEL_DIR, { threads: 1 });
+  });
+
+  it('gives the states a session without prefetch gives (greedy), serving some presses from guesses', async () => {
+    const on = new NeuralRuntime(predictor);
+    const withPrefetch = await walk(on, true);
+    await on.close();
+    const off = new NeuralRuntime(predictor);
+    let guessesWhileOff = 0;
+    off.on('prefetch', () => guessesWhileOff++);
+    const withoutPrefetch = await walk(off, false);
+    expect(guessesWhileOff).toBe(0);
+    expect(withPrefetch.map((s) => s.state)).toEqual(withoutPrefetch.map((s) => s.state));
+    expect(withoutPrefetch.some((s) => s.prefetched)).toBe(false);
+    // step over after launch and after the edit are always guessed; the counters agree with the events.
+    expect(withPrefetch[1]!.prefetched).toBe(true);
+    expect(withPrefetch.at(-2)!.prefetched).toBe(true);
+    expect(on.prefetchCounters.hits).toBe(withPrefetch.filter((s) => s.prefetched).length);
+    expect(on.prefetchCounters.predicted).toBeGreaterThanOrEqual(on.prefetchCounters.hits);
+  }, 240_000);
+
+  it('a different command waits at most for the one guess in flight', async () => {
+    const rt = new NeuralRuntime(predictor);
+    const events: (PrefetchEvent & { at: number })[] = [];
+    rt.on('prefetch', (e: PrefetchEvent) => events.push({ ...e, at: performance.now() }));
+    const firstGuess = new Promise<void>((r) => rt.once('prefetch', () => r()));
+    await rt.launch(LAUNCH);
+    await firstGuess; // a guess (step over) is in flight now
+    const sent = performance.now();
+    const stop = await rt.stepOut(); // not a guessed action: it must be predicted
+    const answered = performance.now();
+    expect(stop.prefetched).toBeUndefined();
+    // No guess started while the command waited or ran...
+    expect(events.filter((e) => e.phase === 'start' && e.at > sent && e.at < answered)).toEqual([]);
+    // ...and it waited only for the one in flight: that guess, then its own prediction.
+    const inFlight = events.find((e) => e.phase === 'end');
+    expect(inFlight).toBeDefined();
+    expect(inFlight!.at).toBeLessThanOrEqual(answered);
+    expect(answered - sent).toBeLessThan(inFlight!.milliseconds! + stop.stats!.milliseconds + SLACK_MS);
+    await rt.close();
+  }, 120_000);
+
+  it('samples > 1: no guesses (a sample is not what the press would get)', async () => {
+    const rt = new NeuralRuntime(predictor);
+    let guesses = 0;
+    rt.on('prefetch', () => guesses++);
+    await rt.launch({ ...LAUNCH, samples: 2 });
+    await rt.idle();
+    await rt.stepOver();
+    await rt.idle();
+    expect(guesses).toBe(0);
+    expect(rt.prefetchCounters).toMatchObject({ predicted: 0, hits: 0 });
+    await rt.close();
+  }, 120_000);
+});
