@@ -15,6 +15,7 @@ import { TraceTokenizer, trainTokenizer } from '../data-pipeline/tokenizer.js';
 import { EVAL_USAGE, evalCommand } from '../evaluation/cli.js';
 import { DAP_USAGE, dapCommand } from './dap.js';
 import { DEBUG_USAGE, debugCommand } from './debug-repl.js';
+import { LSP_USAGE, lspCommand } from './lsp.js';
 import { ProgressBar, formatSeconds } from './progress.js';
 
 const USAGE = `ndb — the neural debugger for Python
@@ -31,7 +32,7 @@ usage:
       Encode a dataset to uint16 token files for training, fitting trajectories to the context.
   ndb data check --origin humaneval|mbpp|stdlib [--limit N] [--json]
       Trace every program of a corpus with its test inputs and report how the runs ended.
-${EVAL_USAGE}${DEBUG_USAGE}${DAP_USAGE}  ndb help
+${EVAL_USAGE}${DEBUG_USAGE}${DAP_USAGE}${LSP_USAGE}  ndb help
 `;
 
 /** An error the user can act on: printed as one line, exit code 2, never a stack dump. */
@@ -184,6 +185,8 @@ async function main(argv: string[]): Promise<void> {
       return debugCommand(rest, (message) => new UsageError(message));
     case 'dap':
       return dapCommand(rest, (message) => new UsageError(message));
+    case 'lsp':
+      return lspCommand(rest, (message) => new UsageError(message));
     case undefined:
     case 'help':
     case '--help':

@@ -1,0 +1,237 @@
+/**
+ * ndb's language server (`ndb lsp --stdio`): predictions of example calls in the editor.
+ *
+ * For each example call of an open Python file (example-calls.ts), the model predicts the
+ * run in a worker thread (prediction-worker.ts); the server turns the runs into hovers
+ * (hover.ts), inlay hints (inlay-hints.ts) and warnings about predicted exceptions
+ * (diagnostics.ts). During a neural debug session the editor sends `ndb/debugState`
+ * (protocol.ts) and hovers show the session's stop instead (session-state.ts).
+ *
+ * Nothing here may take the process down: a missing model is one error message, a failed
+ * prediction is a diagnostic, and a bug in a background task is logged.
+ */
+import {
+  type CancellationToken,
+  type Connection,
+  createConnection,
+  type Hover,
+  type InitializeResult,
+  MarkupKind,
+  MessageType,
+  ProposedFeatures,
+  ShowMessageNotification,
+  StreamMessageReader,
+  StreamMessageWriter,
+  TextDocuments,
+  TextDocumentSyncKind,
+} from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { functionAt } from '../../model-client/program-info.js';
+import { exceptionDiagnostic, lineRange, skippedDiagnostic } from './diagnostics.js';
+import { type DocumentPredictions, Predictions, type Slot } from './document-predictions.js';
+import { exampleHover, wordAt } from './hover.js';
+import { inlayHints } from './inlay-hints.js';
+import { PredictionClient } from './prediction-client.js';
+import { DEBUG_STATE_NOTIFICATION, type DebugStateParams, PREDICTION_STATUS_NOTIFICATION, type PredictionStatusParams } from './protocol.js';
+import { DebugSessions, sessionHover } from './session-state.js';
+
+export interface ServerOptions {
+  /** A model folder; default: the embedded model. */
+  model?: string;
+  /** cpu (default) or cuda. */
+  device?: string;
+  /** Most steps predicted per example run (default 150). */
+  maxSteps?: number;
+  /** Pause in typing before a changed document is analyzed, ms (default 300). */
+  debounceMs?: number;
+}
+
+/** How long a hover waits for a run still being predicted before it answers with what is known. */
+const HOVER_WAIT_MS = 60_000;
+
+/** Starts the server on stdin/stdout; it runs until the client exits or closes stdin. */
+export function startLanguageServer(options: ServerOptions): Connection {
+  // Our own reader, not the bare stream: given process.stdin, the library exits the process
+  // the moment stdin closes, which would cut the worker off mid-pass (see prediction-worker.ts).
+  const reader = new StreamMessageReader(process.stdin);
+  const connection = createConnection(ProposedFeatures.all, reader, new StreamMessageWriter(process.stdout));
+  routeConsole(connection);
+  const documents = new TextDocuments(TextDocument);
+  const sessions = new DebugSessions();
+  let predictions: Predictions | null = null;
+  let client: PredictionClient | null = null;
+  let refreshHints = false;
+
+  // A bug in a background task is logged, never a crash of the editor's server.
+  process.on('unhandledRejection', (err) => connection.console.error(`ndb: internal error: ${(err as Error)?.stack ?? String(err)}`));
+  process.on('uncaughtException', (err) => connection.console.error(`ndb: internal error: ${err.stack ?? err.message}`));
+
+  connection.onInitialize((params): InitializeResult => {
+    refreshHints = params.capabilities.workspace?.inlayHint?.refreshSupport === true;
+    return {
+      capabilities: {
+        textDocumentSync: TextDocumentSyncKind.Incremental,
+        hoverProvider: true,
+        inlayHintProvider: true,
+      },
+      serverInfo: { name: 'ndb' },
+    };
+  });
+
+  connection.onInitialized(() => {
+    try {
+      client = new PredictionClient(
+        { ...(options.model ? { model: options.model } : {}), ...(options.device ? { device: options.device } : {}), maxSteps: options.maxSteps ?? 150 },
+        {
+          onFatal: (message) => showMessage(MessageType.Error, `ndb cannot predict example runs: ${message}`),
+          onWarning: (message) => showMessage(MessageType.Warning, message),
+          onLog: (text) => connection.console.log(text.trimEnd()),
+          onStarted: (handle) => predictions?.jobStarted(handle),
+        },
+      );
+    } catch (err) {
+      showMessage(MessageType.Error, `ndb cannot start its prediction worker: ${(err as Error).message}`);
+      return;
+    }
+    predictions = new Predictions(
+      client,
+      {
+        analyzed: (doc) => {
+          // With runs pending, the first publish waits for one: a version replaced before
+          // any run settled never publishes (its results are dropped, not shown then cleared).
+          if (!doc.pending || doc.skipped.length > 0) publish(doc);
+        },
+        settled: (doc) => {
+          publish(doc);
+          if (refreshHints) void connection.languages.inlayHint.refresh().catch(() => undefined);
+        },
+        status: (doc, call, status, message) => {
+          const params: PredictionStatusParams = { uri: doc.uri, version: doc.version, call: call.text, line: call.line + 1, status, ...(message ? { message } : {}) };
+          void connection.sendNotification(PREDICTION_STATUS_NOTIFICATION, params);
+        },
+        log: (message) => connection.console.warn(message),
+      },
+      options.debounceMs,
+    );
+    // Documents opened before the worker existed.
+    for (const doc of documents.all()) predictions.update(doc.uri, doc.version, doc.getText(), false);
+  });
+
+  documents.onDidChangeContent(({ document }) => {
+    // The first sight of a document is its opening: analyzed at once; edits wait for a pause.
+    predictions?.update(document.uri, document.version, document.getText(), predictions.get(document.uri) !== undefined);
+  });
+  documents.onDidClose(({ document }) => {
+    predictions?.close(document.uri);
+    void connection.sendDiagnostics({ uri: document.uri, diagnostics: [] });
+  });
+
+  /** A plain window/showMessage notification (the library's helper asks with showMessageRequest, which wants an answer). */
+  function showMessage(type: MessageType, message: string): void {
+    void connection.sendNotification(ShowMessageNotification.type, { type, message });
+  }
+
+  function publish(doc: DocumentPredictions): void {
+    if (doc.stale) return;
+    const diagnostics = doc.skipped.map((s) => skippedDiagnostic({ start: { line: s.line, character: s.start }, end: { line: s.line, character: s.end } }, s.text, s.reason));
+    for (const slot of doc.slots) {
+      const range = { start: { line: slot.call.line, character: slot.call.start }, end: { line: slot.call.line, character: slot.call.end } };
+      const outcome = slot.outcome;
+      if (outcome?.kind === 'skipped') diagnostics.push(skippedDiagnostic(range, slot.call.text, outcome.reason));
+      if (outcome?.kind === 'failed') diagnostics.push(skippedDiagnostic(range, slot.call.text, `the prediction failed: ${outcome.reason}`));
+      if (outcome?.kind === 'done') {
+        const warning = exceptionDiagnostic(slot.run, doc.lines, doc.uri, slot.call.line);
+        if (warning) diagnostics.push(warning);
+      }
+    }
+    void connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics });
+  }
+
+  /** The document's current predictions once its calls are known, or null (cancelled, closed). */
+  async function readyPredictions(uri: string, token: CancellationToken): Promise<DocumentPredictions | null> {
+    // A version replaced while we wait resolves `ready` too: then wait for its successor.
+    for (let doc = predictions?.get(uri); doc; doc = predictions?.get(uri)) {
+      if (!(await settledOrCancelled(doc.ready, token, HOVER_WAIT_MS))) return null;
+      if (!doc.stale) return doc;
+    }
+    return null;
+  }
+
+  connection.onHover(async (params, token): Promise<Hover | null> => {
+    const text = documents.get(params.textDocument.uri);
+    const target = text ? wordAt(lineText(text, params.position.line), params.position.character) : null;
+    if (!target) return null;
+    const doc = await readyPredictions(params.textDocument.uri, token);
+    if (!doc || doc.info?.kind !== 'ok') return null;
+    const fn = functionAt(doc.info, params.position.line + 1);
+    const range = { start: { line: params.position.line, character: target.start }, end: { line: params.position.line, character: target.end } };
+    const markdown = (value: string): Hover => ({ contents: { kind: MarkupKind.Markdown, value }, range });
+
+    // During a debug session its stop speaks first; it needs no prediction of ours.
+    const session = sessions.get(doc.uri);
+    const fromSession = session ? sessionHover(session, target.word, fn?.name ?? '<module>') : null;
+    if (fromSession) return markdown(fromSession);
+    if (!fn) return null;
+    // Runs still being predicted: wait for them, unless the client gives up first ($/cancelRequest);
+    // then what is known so far is the answer.
+    await settledOrCancelled(doc.allSettled(), token, HOVER_WAIT_MS);
+    const value = exampleHover(target.word, fn, usableRuns(doc.slots));
+    return value ? markdown(value) : null;
+  });
+
+  connection.languages.inlayHint.on(async (params, token) => {
+    const doc = await readyPredictions(params.textDocument.uri, token);
+    if (!doc) return [];
+    // Only finished runs: the hints of a run in progress would flicker; a refresh follows each run.
+    const runs = doc.slots.filter((s) => s.outcome?.kind === 'done').map((s) => s.run);
+    return inlayHints(runs, doc.lines, params.range, doc.info?.kind === 'ok' ? new Set(doc.info.executableLines) : undefined);
+  });
+
+  connection.onNotification(DEBUG_STATE_NOTIFICATION, (params: DebugStateParams | undefined) => sessions.update(params));
+
+  connection.onShutdown(async () => {
+    await client?.stop();
+  });
+  // The editor went away without shutdown (it crashed, or closed the pipe).
+  reader.onClose(() => {
+    void (client?.stop() ?? Promise.resolve()).finally(() => process.exit(1));
+  });
+
+  documents.listen(connection);
+  connection.listen();
+  return connection;
+}
+
+/** stdout is the protocol channel: whatever code logs goes to the client's log instead. */
+function routeConsole(connection: Connection): void {
+  console.log = console.info = console.debug = (...args: unknown[]) => connection.console.log(args.map(String).join(' '));
+  console.warn = (...args: unknown[]) => connection.console.warn(args.map(String).join(' '));
+  console.error = (...args: unknown[]) => connection.console.error(args.map(String).join(' '));
+}
+
+function lineText(doc: TextDocument, line: number): string {
+  return doc.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } }).replace(/\r?\n$/, '');
+}
+
+/** The runs with something to show: finished ones, and the part already predicted of the others. */
+function usableRuns(slots: readonly Slot[]): Slot['run'][] {
+  return slots.filter((s) => s.outcome === null || s.outcome.kind === 'done').map((s) => s.run);
+}
+
+/** Waits for `promise`; false when the request was cancelled or the wait ran out first. */
+function settledOrCancelled(promise: Promise<unknown>, token: CancellationToken, timeoutMs: number): Promise<boolean> {
+  if (token.isCancellationRequested) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => done(false), timeoutMs);
+    const listener = token.onCancellationRequested(() => done(false));
+    function done(ok: boolean): void {
+      clearTimeout(timer);
+      listener.dispose();
+      resolve(ok);
+    }
+    promise.then(
+      () => done(true),
+      () => done(true),
+    );
+  });
+}
