@@ -4,7 +4,7 @@
  *
  * Each program (bench/programs.ts) is debugged twice, one session right after the other, in
  * alternating order (so that a busy machine weighs on both alike): by our adapter, and by the baseline, the same adapter
- * with every optimization off (no prefix cache: each prompt recomputed; no prefetch). Each
+ * with every optimization off (no prefix cache: each prompt recomputed; no prefetch; no drafts). Each
  * session is a fresh adapter process driven over DAP (bench/client.ts) through a fixed plan
  * of key presses, with a pause ("think time") after each stop.
  *
@@ -72,7 +72,8 @@ interface Row {
   speedup: { median: number; p95: number };
   hits: number;
   tokensPerStep: number;
-  passesPerStep: number;
+  /** Forward passes per step, ours (with drafts) and baseline (one token per pass). */
+  passesPerStep: { ours: number; baseline: number };
   promptTokensRun: { ours: number; baseline: number };
   /** Floor latency: weight bytes / bandwidth * passes per step. */
   floorMs: number;
@@ -83,6 +84,7 @@ function row(action: string, ours: StepSample[], base: StepSample[]): Row {
   const o = lat(ours);
   const b = lat(base);
   const passes = mean(defined(base.map((x) => x.passes)));
+  const oursPasses = mean(defined(ours.map((x) => x.passes)));
   return {
     action,
     n: ours.length,
@@ -91,8 +93,9 @@ function row(action: string, ours: StepSample[], base: StepSample[]): Row {
     speedup: { median: b.median / o.median, p95: b.p95 / o.p95 },
     hits: ours.filter((x) => x.prefetched).length,
     tokensPerStep: mean(defined(base.map((x) => x.tokens))),
-    passesPerStep: passes,
+    passesPerStep: { ours: oursPasses, baseline: passes },
     promptTokensRun: { ours: mean(defined(ours.map((x) => x.prefilled))), baseline: mean(defined(base.map((x) => x.prefilled))) },
+    // The floor of a step as the baseline decodes it (one chosen token per pass).
     floorMs: ((weightBytes / bandwidth) * passes) * 1000,
   };
 }
@@ -126,12 +129,12 @@ const summary = {
 const f = (x: number, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : '-');
 const lines = [
   `ndb bench${quick ? ' (quick)' : ''}: ${programs.length} programs x 2 configs, think ${thinkMs} ms, ${summary.wallSeconds.toFixed(0)} s`,
-  `ours = prefix cache + prefetch; baseline = same model and client, both off. speedup = baseline / ours (same run).`,
+  `ours = prefix cache + prefetch + drafts; baseline = same model and client, all off. speedup = baseline / ours (same run).`,
   '',
-  `action       n  ours p50  p95 | base p50  p95 | speedup p50  p95 | hits | tok/step pass/step | prompt tok run ours/base | floor ms`,
+  `action       n  ours p50  p95 | base p50  p95 | speedup p50  p95 | hits | tok/step pass/step ours/base | prompt tok run ours/base | floor ms`,
   ...table.map(
     (r) =>
-      `${r.action.padEnd(11)} ${String(r.n).padStart(3)} ${f(r.ours.median).padStart(8)} ${f(r.ours.p95).padStart(4)} | ${f(r.baseline.median).padStart(8)} ${f(r.baseline.p95).padStart(4)} | ${`${f(r.speedup.median, 1)}x`.padStart(11)} ${`${f(r.speedup.p95, 1)}x`.padStart(5)} | ${`${r.hits}/${r.n}`.padStart(5)} | ${f(r.tokensPerStep, 1).padStart(8)} ${f(r.passesPerStep, 1).padStart(9)} | ${`${f(r.promptTokensRun.ours)}/${f(r.promptTokensRun.baseline)}`.padStart(24)} | ${f(r.floorMs, 1).padStart(8)}`,
+      `${r.action.padEnd(11)} ${String(r.n).padStart(3)} ${f(r.ours.median).padStart(8)} ${f(r.ours.p95).padStart(4)} | ${f(r.baseline.median).padStart(8)} ${f(r.baseline.p95).padStart(4)} | ${`${f(r.speedup.median, 1)}x`.padStart(11)} ${`${f(r.speedup.p95, 1)}x`.padStart(5)} | ${`${r.hits}/${r.n}`.padStart(5)} | ${f(r.tokensPerStep, 1).padStart(8)} ${`${f(r.passesPerStep.ours, 1)}/${f(r.passesPerStep.baseline, 1)}`.padStart(19)} | ${`${f(r.promptTokensRun.ours)}/${f(r.promptTokensRun.baseline)}`.padStart(24)} | ${f(r.floorMs, 1).padStart(8)}`,
   ),
   '',
   `first stop after launch (cold: process, model load, program prefill): ours ${f(summary.cold.ours.median)} ms, baseline ${f(summary.cold.baseline.median)} ms (speedup ${f(summary.cold.speedup, 2)}x)`,

@@ -13,6 +13,11 @@
  * with a forced run takes a few passes to feed it), finished rows a pad token. Each row has
  * its own seeded random stream, so a sample does not depend on how many others ran beside it.
  *
+ * Greedy decoding of one sample (what a debugging session runs) drafts: each pass also feeds
+ * a guess at the tokens that follow (prompt lookup, draft.ts) and keeps the longest prefix of
+ * it that greedy decoding confirms (decodeDrafted), so a frame that mostly repeats the state
+ * before it takes a few passes, not one per token. The frame is exactly the undrafted one.
+ *
  * Every token's log-probability under the model (temperature 1, before the grammar's mask) is
  * kept for confidences (confidence.ts); forced tokens count as certain (0).
  */
@@ -20,7 +25,8 @@ import type { TraceTokenizer } from '../data-pipeline/tokenizer.js';
 import { Rng } from '../data-pipeline/rng.js';
 import { FrameConstraint, type FrameRules, type FrameSpans, type Head } from './frame-constraint.js';
 import type { KvCache } from './kv-cache.js';
-import type { ModelSession } from './session.js';
+import type { Logits, ModelSession } from './session.js';
+import { lookupDraft } from './draft.js';
 import type { TokenTable } from './token-table.js';
 
 export interface SamplingOptions {
@@ -34,6 +40,12 @@ export interface SamplingOptions {
   maxNewTokens?: number;
   /** Stops decoding between two forward passes (a background guess the user overtook). */
   signal?: AbortSignal;
+  /**
+   * Greedy decoding of one sample drafts up to this many tokens per forward pass by prompt
+   * lookup (draft.ts) and keeps what the model confirms: the same frame in fewer passes.
+   * Default 12; 0 decodes one chosen token per pass (the baseline the drafting is checked against).
+   */
+  draftTokens?: number;
 }
 
 /** Decoding stopped by its signal: nothing was predicted. */
@@ -48,6 +60,8 @@ export class DecodeAbortedError extends Error {
 export interface PromptState {
   cache: KvCache;
   logits: Float32Array;
+  /** The prompt's tokens, where drafts are looked up (draft.ts); without them only the frame's own tokens are. */
+  ids?: readonly number[];
 }
 
 export interface DecodeContext {
@@ -91,7 +105,7 @@ interface Row {
   error?: Error;
 }
 
-const DEFAULTS = { temperature: 0, topP: 0.95, seed: 0, maxNewTokens: 512 };
+const DEFAULTS = { temperature: 0, topP: 0.95, seed: 0, maxNewTokens: 512, draftTokens: 12 };
 
 /**
  * `samples` frames after a prompt, each valid by the grammar; a failed sample reports its
@@ -108,22 +122,8 @@ export async function decodeFrames(
   const opts = { ...DEFAULTS, ...options };
   const { session } = ctx;
   const base = new Rng(opts.seed);
-  const rows: Row[] = Array.from({ length: samples }, (_, i) => {
-    const constraint = new FrameConstraint(rules);
-    for (const id of prefix) {
-      if (!accept(constraint, ctx.table, id)) throw new Error(`the given start of the frame is not valid: ${JSON.stringify(ctx.tokenizer.decode([...prefix]))}`);
-    }
-    return {
-      constraint,
-      rng: base.fork(i),
-      ids: [...prefix],
-      logprobs: prefix.map(() => 0),
-      forced: prefix.map(() => true),
-      pending: [],
-      logits: prompt.logits,
-      done: false,
-    };
-  });
+  const rows: Row[] = Array.from({ length: samples }, (_, i) => newRow(ctx, rules, prompt.logits, prefix, base.fork(i)));
+  if (samples === 1 && opts.temperature <= 0 && opts.draftTokens > 0) return [await decodeDrafted(ctx, prompt, rows[0]!, prefix.length, opts)];
   let cache = prompt.cache.expand(samples);
   const active = () => rows.filter((r) => !r.done && !r.error);
 
@@ -157,20 +157,98 @@ export async function decodeFrames(
     });
   }
 
-  return rows.map((row) => {
-    if (row.error) return { ok: false, error: row.error };
-    return {
-      ok: true,
-      frame: {
-        ids: row.ids,
-        text: ctx.tokenizer.decode(row.ids),
-        logprobs: row.logprobs,
-        forced: row.forced,
-        head: row.constraint.frameHead!,
-        spans: row.constraint.frameSpans,
-      },
-    };
-  });
+  return rows.map((row) => outcome(ctx, row));
+}
+
+function newRow(ctx: DecodeContext, rules: FrameRules, logits: Float32Array, prefix: readonly number[], rng: Rng): Row {
+  const constraint = new FrameConstraint(rules);
+  for (const id of prefix) {
+    if (!accept(constraint, ctx.table, id)) throw new Error(`the given start of the frame is not valid: ${JSON.stringify(ctx.tokenizer.decode([...prefix]))}`);
+  }
+  return { constraint, rng, ids: [...prefix], logprobs: prefix.map(() => 0), forced: prefix.map(() => true), pending: [], logits, done: false };
+}
+
+function outcome(ctx: DecodeContext, row: Row): DecodeOutcome {
+  if (row.error) return { ok: false, error: row.error };
+  return {
+    ok: true,
+    frame: {
+      ids: row.ids,
+      text: ctx.tokenizer.decode(row.ids),
+      logprobs: row.logprobs,
+      forced: row.forced,
+      head: row.constraint.frameHead!,
+      spans: row.constraint.frameSpans,
+    },
+  };
+}
+
+/** What the last forward pass of decodeDrafted fed after the tokens written before it. */
+interface DraftPass {
+  logits: Logits;
+  /** Written tokens it fed first (known to be right). */
+  written: number;
+  /** The draft after them. */
+  draft: number[];
+  /** Draft tokens greedy decoding has written too, so far. */
+  matched: number;
+}
+
+/**
+ * Greedy decoding of one frame with drafts (speculative decoding, the draft from prompt
+ * lookup, draft.ts). Each pass feeds what was written but not yet fed (a chosen token and
+ * the forced run after it) and then a draft of what may follow. The pass's logits at each
+ * draft position are what a pass after the draft's earlier tokens would have given, so the
+ * choice there is made exactly as plain greedy decoding makes it (chooseToken, under the
+ * grammar); while the choices (and the forced tokens after them) equal the draft, they are
+ * already fed and the next choice's logits are already there. At the first difference, the
+ * cache drops the rest of the draft (KvCache.truncate) and the next pass feeds the model's
+ * own token. The frame is token for token plain greedy decoding's; only the number of
+ * passes changes (and logits by float noise: positions computed in one pass, not several).
+ */
+async function decodeDrafted(ctx: DecodeContext, prompt: PromptState, row: Row, given: number, opts: typeof DEFAULTS & SamplingOptions): Promise<DecodeOutcome> {
+  const { session } = ctx;
+  const promptIds = prompt.ids ?? [];
+  let cache = prompt.cache;
+  let pass: DraftPass | null = null;
+  let next: Float32Array | null = prompt.logits;
+  for (;;) {
+    if (opts.signal?.aborted) throw new DecodeAbortedError();
+    // Choose while the logits after everything written are known.
+    while (next) {
+      const id = chooseToken(ctx.table, row, next, opts);
+      if (id === undefined) throw new Error(`internal: the frame grammar left no valid token after ${JSON.stringify(ctx.tokenizer.decode(row.ids))}`);
+      write(row, id, logProbability(next, id), false);
+      writeForced(ctx, row);
+      if (!row.done && row.ids.length >= opts.maxNewTokens) row.error = new FrameBudgetError(opts.maxNewTokens, ctx.tokenizer.decode(row.ids));
+      if (row.done || row.error) return outcome(ctx, row);
+      next = null;
+      if (pass) {
+        // What the draft already fed is not pending.
+        while (row.pending.length > 0 && pass.matched < pass.draft.length && row.pending[0] === pass.draft[pass.matched]) {
+          row.pending.shift();
+          pass.matched++;
+        }
+        if (row.pending.length === 0) next = pass.logits.at(0, pass.written - 1 + pass.matched);
+      }
+    }
+    // The rejected rest of the last draft leaves the cache.
+    if (pass) cache = cache.truncate(cache.length - (pass.draft.length - pass.matched));
+    const written = row.pending.length;
+    // No draft past the context or the frame's budget: those positions could never be kept.
+    const room = Math.min(opts.draftTokens, session.maxPositions - cache.length - written, opts.maxNewTokens - row.ids.length);
+    const draft = grammatical(ctx.table, row.constraint, lookupDraft([...promptIds, ...row.ids.slice(prompt.ids ? given : 0)], room));
+    let result;
+    try {
+      result = await session.forward([[...row.pending, ...draft]], cache);
+    } catch (err) {
+      return { ok: false, error: err as Error };
+    }
+    cache = result.cache;
+    row.pending = [];
+    pass = { logits: result.logits, written, draft, matched: 0 };
+    next = result.logits.at(0, written - 1);
+  }
 }
 
 function write(row: Row, id: number, logprob: number, forced: boolean): void {
@@ -189,6 +267,18 @@ function writeForced(ctx: DecodeContext, row: Row): void {
       write(row, id, 0, true);
     }
   }
+}
+
+/**
+ * The draft's longest prefix that the grammar allows after what is written (`constraint`,
+ * not changed): a token the grammar refuses can never be chosen, so it and whatever follows
+ * it would only be wasted positions of the pass and a rollback of the cache.
+ */
+function grammatical(table: TokenTable, constraint: FrameConstraint, draft: number[]): number[] {
+  const c = constraint.clone();
+  let n = 0;
+  while (n < draft.length && !c.done && accept(c, table, draft[n]!)) n++;
+  return draft.slice(0, n);
 }
 
 function accept(constraint: FrameConstraint, table: TokenTable, id: number): boolean {

@@ -48,6 +48,11 @@ export interface NeuralPredictorOptions extends LoadModelFolderOptions, SessionO
    * prompt from its first token: only the benchmark's baseline turns it off.
    */
   reusePrefix?: boolean;
+  /**
+   * Greedy predictions: draft tokens per forward pass by prompt lookup (decode.ts, draft.ts;
+   * default 12). The frame is the same either way; 0 turns drafting off (the benchmark's baseline).
+   */
+  draftTokens?: number;
 }
 
 interface Program {
@@ -200,6 +205,7 @@ export class NeuralPredictor implements Predictor {
       temperature: opts.temperature ?? (samples > 1 ? 1 : 0),
       topP: this.opts.topP ?? 0.95,
       seed: opts.seed ?? this.opts.seed ?? 0,
+      ...(this.opts.draftTokens !== undefined ? { draftTokens: this.opts.draftTokens } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
       // A frame may use the rest of the context, up to the cap.
       maxNewTokens: Math.min(this.maxNewTokens(), this.session.maxPositions - req.ids.length + req.given.length),

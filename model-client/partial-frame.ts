@@ -78,7 +78,7 @@ export class PartialFrameDecoder {
 
     const ctx = { session, tokenizer, table: this.table };
     const maxNewTokens = Math.min(MAX_NEW_TOKENS, session.maxPositions - total + given.length);
-    const [outcome] = await decodeFrames(ctx, { cache, logits: logits.last(0) }, rules, 1, { temperature: 0, maxNewTokens }, given);
+    const [outcome] = await decodeFrames(ctx, { cache, logits: logits.last(0), ids: [...context.ids, ...fed] }, rules, 1, { temperature: 0, maxNewTokens }, given);
     if (!outcome!.ok) throw outcome!.error;
     const { text } = outcome!.frame;
     const parsed = parseFrame(text.slice(0, text.length - TOKENS.actionSep.length));

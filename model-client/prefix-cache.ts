@@ -36,6 +36,6 @@ export class PrefixCache {
     const { logits, cache } = await this.session.prefill(ids.slice(keep), past);
     this.ids = [...ids];
     this.cache = cache;
-    return { cache, logits: logits.last(0), prefilled: ids.length - keep };
+    return { cache, logits: logits.last(0), ids: this.ids, prefilled: ids.length - keep };
   }
 }

@@ -1,0 +1,101 @@
+/**
+ * Speculative greedy decoding (decode.ts, drafts by prompt lookup in draft.ts): the drafts
+ * only save forward passes, they never change a frame. Checked against plain greedy decoding
+ * (one chosen token per pass) on prompts made from real traces, as the model sees them.
+ *
+ * The model tests use models/default (or $NDB_TEST_MODEL) and are skipped without it.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Rng } from '../data-pipeline/rng.js';
+import { sampleTrajectory } from '../data-pipeline/trajectories.js';
+import { serializeTrajectory } from '../grammar/serialize.js';
+import { truncateTrajectory } from '../grammar/truncate.js';
+import { decodeFrames, type DecodeOutcome } from '../model-client/decode.js';
+import { lookupDraft } from '../model-client/draft.js';
+import { FrameNames } from '../model-client/loc-constraint.js';
+import { NeuralPredictor } from '../model-client/neural-predictor.js';
+import { PrefixCache } from '../model-client/prefix-cache.js';
+import { TokenTable } from '../model-client/token-table.js';
+import { StateTree } from '../state-tree/tree.js';
+import { sourceLines, traceSource } from '../tracer/run-tracer.js';
+
+const MODEL_DIR = process.env.NDB_TEST_MODEL ?? 'models/default';
+const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
+
+describe('lookupDraft', () => {
+  it('proposes what followed the latest earlier occurrence of the longest suffix', () => {
+    // Suffix [1, 2, 3] occurred at 0 (followed by 4, 5) and [2, 3] later at 6 (followed by 9): the longer match wins.
+    expect(lookupDraft([1, 2, 3, 4, 5, 7, 2, 3, 9, 1, 2, 3], 2)).toEqual([4, 5]);
+    // Only the last token matches: its latest earlier occurrence.
+    expect(lookupDraft([5, 6, 5, 7, 8, 5], 3)).toEqual([7, 8, 5]);
+    // The continuation stops at the end of the context, and at max.
+    expect(lookupDraft([1, 2, 1], 5)).toEqual([2, 1]);
+    expect(lookupDraft([1, 2, 3, 1], 1)).toEqual([2]);
+  });
+
+  it('proposes nothing without an earlier occurrence, or when asked for none', () => {
+    expect(lookupDraft([1, 2, 3], 4)).toEqual([]);
+    expect(lookupDraft([1], 4)).toEqual([]);
+    expect(lookupDraft([1, 2, 1], 0)).toEqual([]);
+  });
+});
+
+describe.runIf(HAS_MODEL)('speculative greedy decoding', () => {
+  let predictor: NeuralPredictor;
+  beforeAll(async () => {
+    predictor = await NeuralPredictor.load(MODEL_DIR, { threads: 2 });
+  });
+  afterAll(() => predictor?.release());
+
+  it('writes token for token the frames of plain greedy decoding, in fewer passes (12 prompts from real runs)', async () => {
+    const shapes = readFileSync('examples/shapes.py', 'utf8');
+    const programs = [
+      { program: 'def count(s, t):\n    n = 0\n    for c in s:\n        if c == t:\n            n += 1\n    return n\n', entry: 'count', args: "'berry', 'r'" },
+      { program: 'def f(xs):\n    out = []\n    for x in xs:\n        out.append(x * 2)\n    return out\n', entry: 'f', args: '[1, 2, 3]' },
+      { program: shapes, entry: 'total_area', args: "[('square', 3), ('rect', (2, 4))]" },
+    ];
+    const { session, tokenizer } = predictor;
+    const ctx = { session, tokenizer, table: await TokenTable.load(MODEL_DIR, tokenizer) };
+    const rng = new Rng(23);
+    let plainPasses = 0;
+    let draftedPasses = 0;
+    let frames = 0;
+    for (let k = 0; k < 12; k++) {
+      const { program, entry, args } = programs[k % programs.length]!;
+      const tree = new StateTree(await traceSource(program, { entry, args }));
+      const t = truncateTrajectory(sampleTrajectory(tree, k % 4 === 3 ? 'inverse' : 'forward', rng, { maxSteps: 8 }));
+      const history = t.steps.slice(0, rng.int(1, t.steps.length));
+      const last = history[history.length - 1]!;
+      const ids = tokenizer.encode(serializeTrajectory({ ...t, steps: history, exit: null }));
+      const lines = sourceLines(program);
+      const rules = { action: last.action, lines, names: FrameNames.ofProgram(lines), prevFunction: last.state.stack[last.state.stack.length - 1]!.function };
+      const prompt = await new PrefixCache(session).prompt(ids);
+
+      const decode = async (draftTokens: number): Promise<[DecodeOutcome, number]> => {
+        const before = session.passes;
+        const [out] = await decodeFrames(ctx, prompt, rules, 1, { maxNewTokens: 200, draftTokens });
+        return [out!, session.passes - before];
+      };
+      const [plain, p] = await decode(0);
+      const [drafted, d] = await decode(12);
+      plainPasses += p;
+      draftedPasses += d;
+      if (!plain.ok || !drafted.ok) {
+        expect(drafted).toEqual(plain); // the same error (a budget error with the same text)
+        continue;
+      }
+      frames++;
+      expect(drafted.frame.ids).toEqual(plain.frame.ids);
+      expect(drafted.frame.text).toBe(plain.frame.text);
+      expect(drafted.frame.forced).toEqual(plain.frame.forced);
+      expect(drafted.frame.spans).toEqual(plain.frame.spans);
+      drafted.frame.logprobs.forEach((lp, i) => expect(lp).toBeCloseTo(plain.frame.logprobs[i]!, 4));
+      expect(d).toBeLessThanOrEqual(p);
+    }
+    console.info(`speculative decoding: ${frames} of 12 frames complete, ${plainPasses} forward passes plain, ${draftedPasses} with drafts`);
+    expect(frames).toBeGreaterThan(0);
+    expect(draftedPasses).toBeLessThan(plainPasses);
+  });
+});
