@@ -8,11 +8,8 @@
  * error result like any other: the adapter must stay responsive. A bare local's name needs no
  * Python: its repr is the answer, even when it is not a literal (`<Foo object at 0x…>`).
  */
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { pythonExecutable } from '../tracer/run-tracer.js';
+import { helperPath, runPythonHelper } from '../tracer/python-helper.js';
 import { parsePyValue, typeName } from './python-values.js';
 
 /** `type` is type(value).__name__; a bare local's is a guess from its repr, absent if unsure. */
@@ -33,45 +30,6 @@ const HelperOutputSchema = z.discriminatedUnion('kind', [
 
 export const EVAL_TIMEOUT_MS = 2_000;
 
-function helperScript(): string {
-  // Next to this file in the source tree; dist/adapter/ when compiled, while the .py stays here.
-  for (const url of [new URL('./evaluate.py', import.meta.url), new URL('../../adapter/evaluate.py', import.meta.url)]) {
-    const path = fileURLToPath(url);
-    if (existsSync(path)) return path;
-  }
-  throw new Error(`cannot find evaluate.py next to ${fileURLToPath(import.meta.url)}`);
-}
-
-/** The helper's output, or undefined when it ran past the timeout and was killed. */
-function runHelper(expression: string, locals: Record<string, string>): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(pythonExecutable(), [helperScript()], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, EVAL_TIMEOUT_MS);
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    // Python gone before it read the request (never started, crashed): the write fails with
-    // EPIPE, and the 'error' or 'close' event says why.
-    child.stdin.on('error', () => {});
-    child.on('error', (e) => reject(new Error(`cannot run ${pythonExecutable()}: ${e.message} (set NDB_PYTHON)`)));
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (timedOut) return resolve(undefined);
-      try {
-        resolve(JSON.parse(out));
-      } catch {
-        const last = err.trim().split('\n').pop() ?? '';
-        reject(new Error(`evaluate.py failed (exit status ${code})${last ? `: ${last}` : ''}`));
-      }
-    });
-    child.stdin.end(JSON.stringify({ expression, locals }));
-  });
-}
 
 /** The fast path: an expression that is exactly a local's name is that local's repr. */
 export function localValue(expression: string, locals: Record<string, string>): EvalResult | undefined {
@@ -90,9 +48,10 @@ export function localValue(expression: string, locals: Record<string, string>): 
 export async function evaluateExpression(expression: string, locals: Record<string, string>): Promise<EvalResult> {
   const local = localValue(expression, locals);
   if (local) return local;
-  const out = await runHelper(expression, locals);
-  if (out === undefined) return { kind: 'error', message: `the expression took longer than ${EVAL_TIMEOUT_MS / 1000} s and was stopped` };
-  return HelperOutputSchema.parse(out);
+  const input = JSON.stringify({ expression, locals });
+  const run = await runPythonHelper({ script: helperPath('evaluate.py', import.meta.url), input, timeoutMs: EVAL_TIMEOUT_MS });
+  if (run.timedOut) return { kind: 'error', message: `the expression took longer than ${EVAL_TIMEOUT_MS / 1000} s and was stopped` };
+  return HelperOutputSchema.parse(run.output);
 }
 
 /**

@@ -10,14 +10,12 @@
  * `EntryStart`). A module entry starts at `<module>:1` with no locals (the tracer's first
  * event for every module: CPython reports a module's call on line 1).
  */
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { serializeFrame } from '../grammar/serialize.js';
 import type { Exit, Locals, State } from '../grammar/state.js';
 import { truncateState } from '../grammar/truncate.js';
-import { pythonExecutable, sourceLines } from '../tracer/run-tracer.js';
+import { helperPath, runPythonHelper } from '../tracer/python-helper.js';
+import { sourceLines } from '../tracer/run-tracer.js';
 
 export interface Entry {
   /** The function to call (dotted for a method: `Class.method`). */
@@ -57,36 +55,11 @@ const HelperOutputSchema = z.discriminatedUnion('kind', [
 
 const HELPER_TIMEOUT_MS = 10_000;
 
-function helperScript(): string {
-  // Next to this file in the source tree; dist/model-client/ when compiled, while the .py stays here.
-  for (const url of [new URL('./call_frame.py', import.meta.url), new URL('../../model-client/call_frame.py', import.meta.url)]) {
-    const path = fileURLToPath(url);
-    if (existsSync(path)) return path;
-  }
-  throw new Error(`cannot find call_frame.py next to ${fileURLToPath(import.meta.url)}`);
-}
-
-function runHelper(program: string, entry: Entry): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const argv = [helperScript(), `--entry=${entry.entry}`, entry.inferArgs ? '--infer' : `--args=${entry.args}`];
-    const child = spawn(pythonExecutable(), argv, { stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), HELPER_TIMEOUT_MS);
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    child.on('error', (e) => reject(new Error(`cannot run ${pythonExecutable()}: ${e.message} (set NDB_PYTHON)`)));
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      try {
-        resolve(JSON.parse(out));
-      } catch {
-        const last = err.trim().split('\n').pop() ?? '';
-        reject(new Error(`call_frame.py failed (exit status ${code})${last ? `: ${last}` : ''}`));
-      }
-    });
-    child.stdin.end(program);
-  });
+async function runHelper(program: string, entry: Entry): Promise<unknown> {
+  const args = [`--entry=${entry.entry}`, entry.inferArgs ? '--infer' : `--args=${entry.args}`];
+  const run = await runPythonHelper({ script: helperPath('call_frame.py', import.meta.url), args, input: program, timeoutMs: HELPER_TIMEOUT_MS });
+  if (run.timedOut) throw new Error(`call_frame.py took longer than ${HELPER_TIMEOUT_MS / 1000} s`);
+  return run.output;
 }
 
 function moduleStart(program: string): State {

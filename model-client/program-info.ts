@@ -6,11 +6,8 @@
  * function under the cursor"), and the program must never run for them: program-info.py asks
  * CPython's own compile() and ast, so the lines are exactly those a real run could stop on.
  */
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { pythonExecutable } from '../tracer/run-tracer.js';
+import { helperPath, runPythonHelper } from '../tracer/python-helper.js';
 
 const FunctionInfoSchema = z.object({
   name: z.string().min(1),
@@ -39,48 +36,12 @@ export type ProgramInfo = z.infer<typeof ProgramInfoSchema>;
 
 const HELPER_TIMEOUT_MS = 10_000;
 
-function helperScript(): string {
-  // Next to this file in the source tree; dist/adapter/ when compiled, while the .py stays here.
-  for (const url of [new URL('./program-info.py', import.meta.url), new URL('../../model-client/program-info.py', import.meta.url)]) {
-    const path = fileURLToPath(url);
-    if (existsSync(path)) return path;
-  }
-  throw new Error(`cannot find program-info.py next to ${fileURLToPath(import.meta.url)}`);
-}
-
-function runHelper(source: string): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(pythonExecutable(), [helperScript()], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, HELPER_TIMEOUT_MS);
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    // Python gone before it read the program (never started, crashed): the write fails with
-    // EPIPE, and the 'error' or 'close' event says why.
-    child.stdin.on('error', () => {});
-    child.on('error', (e) => reject(new Error(`cannot run ${pythonExecutable()}: ${e.message} (set NDB_PYTHON)`)));
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (timedOut) return reject(new Error(`program-info.py took longer than ${HELPER_TIMEOUT_MS / 1000} s`));
-      try {
-        resolve(JSON.parse(out));
-      } catch {
-        const last = err.trim().split('\n').pop() ?? '';
-        reject(new Error(`program-info.py failed (exit status ${code})${last ? `: ${last}` : ''}`));
-      }
-    });
-    child.stdin.end(source);
-  });
-}
 
 /** Compiles (never runs) a program; a syntax error is a result, not an exception. */
 export async function programInfo(source: string): Promise<ProgramInfo> {
-  return ProgramInfoSchema.parse(await runHelper(source));
+  const run = await runPythonHelper({ script: helperPath('program-info.py', import.meta.url), input: source, timeoutMs: HELPER_TIMEOUT_MS });
+  if (run.timedOut) throw new Error(`program-info.py took longer than ${HELPER_TIMEOUT_MS / 1000} s`);
+  return ProgramInfoSchema.parse(run.output);
 }
 
 /** The innermost function whose `def` line through its last line contains `line`. */

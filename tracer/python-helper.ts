@@ -1,0 +1,67 @@
+/**
+ * Running one of ndb's small stdlib-Python helpers (call_frame.py, program-info.py,
+ * evaluate.py): a script next to the TypeScript module that uses it, given text on stdin,
+ * answering one JSON value on stdout, under a time limit.
+ *
+ * The scripts stay in the source tree when the TypeScript compiles to dist/, so a script is
+ * looked for next to the calling module first, then in the source folder it came from.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pythonExecutable } from './run-tracer.js';
+
+/** `name` next to the module at `moduleUrl` (its import.meta.url), in the source tree or beside dist/. */
+export function helperPath(name: string, moduleUrl: string): string {
+  const folder = basename(dirname(fileURLToPath(moduleUrl)));
+  for (const url of [new URL(`./${name}`, moduleUrl), new URL(`../../${folder}/${name}`, moduleUrl)]) {
+    const path = fileURLToPath(url);
+    if (existsSync(path)) return path;
+  }
+  throw new Error(`cannot find ${name} next to ${fileURLToPath(moduleUrl)}`);
+}
+
+export interface HelperRun {
+  /** The script's path (helperPath). */
+  script: string;
+  args?: readonly string[];
+  /** Written to the script's stdin. */
+  input: string;
+  timeoutMs: number;
+}
+
+/** The script's JSON answer, or `timedOut` when it ran past the limit and was killed. */
+export type HelperResult = { timedOut: false; output: unknown } | { timedOut: true };
+
+/** Rejects only when Python cannot run or the script's answer is not JSON (its last stderr line says why). */
+export function runPythonHelper(run: HelperRun): Promise<HelperResult> {
+  const name = basename(run.script);
+  return new Promise((resolve, reject) => {
+    const child = spawn(pythonExecutable(), [run.script, ...(run.args ?? [])], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, run.timeoutMs);
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    // Python gone before it read its input (never started, crashed): the write fails with
+    // EPIPE, and the 'error' or 'close' event says why.
+    child.stdin.on('error', () => {});
+    child.on('error', (e) => reject(new Error(`cannot run ${pythonExecutable()}: ${e.message} (set NDB_PYTHON)`)));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (timedOut) return resolve({ timedOut: true });
+      try {
+        resolve({ timedOut: false, output: JSON.parse(out) });
+      } catch {
+        const last = err.trim().split('\n').pop() ?? '';
+        reject(new Error(`${name} failed (exit status ${code})${last ? `: ${last}` : ''}`));
+      }
+    });
+    child.stdin.end(run.input);
+  });
+}
