@@ -50,6 +50,8 @@ export interface FrameRules {
   localNames?: ReadonlyMap<string, KnownNames>;
   /** The innermost function of the state before (what a bare location keeps). */
   prevFunction?: string;
+  /** A breakpoint's target: the function holding its line (undefined: not known, e.g. a class body). */
+  breakpointFunction?: string;
 }
 
 /** A call frame's required names, as the truncation rule keeps them (the first 11 of more than 12). */
@@ -382,6 +384,8 @@ export class FrameConstraint {
           names: rules.names,
           bareAllowed: this.bareAllowedFor(event),
           ...(event === 'call' && rules.callLines ? { callLines: rules.callLines } : {}),
+          // A breakpoint stops on its own line, in the function that holds it.
+          ...(rules.action?.kind === 'breakpoint' ? { innermost: { line: rules.action.line, ...(rules.breakpointFunction ? { function: rules.breakpointFunction } : {}) } } : {}),
         });
       }
       case 'src': {

@@ -47,6 +47,8 @@ export interface LocRules {
    * call sits on its function's call line (names not listed, such as `<lambda>`, are free).
    */
   callLines?: ReadonlyMap<string, ReadonlySet<number>>;
+  /** Where the innermost frame must end up (a breakpoint's line, in the function that holds it). */
+  innermost?: { line: number; function?: string };
 }
 
 const DIGIT_0 = cp('0');
@@ -120,6 +122,8 @@ export class LocSegment implements Segment {
 
   canEnd(): boolean {
     if (!((this.mode === 'bare' || this.mode === 'line') && this.digits !== '')) return false;
+    const { innermost } = this.rules;
+    if (innermost && (Number(this.digits) !== innermost.line || (this.mode === 'line' && innermost.function !== undefined && this.name !== innermost.function))) return false;
     const lines = this.mode === 'line' ? this.rules.callLines?.get(this.name) : undefined;
     return !lines || lines.has(Number(this.digits));
   }

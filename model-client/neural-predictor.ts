@@ -23,7 +23,7 @@ import { FrameNames } from './loc-constraint.js';
 import { type LoadModelFolderOptions, loadModelFolder, loadTokenizer } from './model-folder.js';
 import { KnownNames } from './json-constraint.js';
 import { PrefixCache } from './prefix-cache.js';
-import { programInfo, type ProgramInfo } from './program-info.js';
+import { type FunctionInfo, programInfo, type ProgramInfo } from './program-info.js';
 import { DEFAULT_MAX_PROMPT_STEPS, historyText, windowStarts } from './prompt.js';
 import { type HistoryEntry, historySteps, type PredictOptions, type Prediction, type Predictor } from './predictor.js';
 import { ContextOverflowError, ModelSession, type SessionOptions } from './session.js';
@@ -65,6 +65,7 @@ interface Program {
   callLines: ReadonlyMap<string, ReadonlySet<number>>;
   /** Function name -> the names its frames can hold. */
   localNames: ReadonlyMap<string, KnownNames>;
+  info: ProgramInfo;
   contextIds: number[];
 }
 
@@ -129,7 +130,7 @@ export class NeuralPredictor implements Predictor {
     // The program's tokens run now, once for the whole session (while Python binds the
     // arguments and reads the signatures).
     const [context, start, info] = await Promise.all([this.prefix.prompt(contextIds), entryStart(program, entry), programInfo(program)]);
-    this.program = { text: program, lines, names: FrameNames.ofProgram(lines), ...signaturesOf(info), contextIds };
+    this.program = { text: program, lines, names: FrameNames.ofProgram(lines), ...signaturesOf(info), info, contextIds };
     if (start.kind === 'known') {
       const { state } = start;
       return { kind: 'state', origin: 'input', direction: 'forward', state, text: '', confidence: CERTAIN_STATE(Object.keys(state.locals), false) };
@@ -186,8 +187,18 @@ export class NeuralPredictor implements Predictor {
   }
 
   private rules(action: Action | null, prev?: State): FrameRules {
-    const { lines, names, callLocals, callLines, localNames } = this.program!;
-    return { action, lines, names, callLocals, callLines, localNames, ...(prev ? { prevFunction: prev.stack[prev.stack.length - 1]!.function } : {}) };
+    const { lines, names, callLocals, callLines, localNames, info } = this.program!;
+    const target = action?.kind === 'breakpoint' ? breakpointFunction(info, lines, action.line) : undefined;
+    return {
+      action,
+      lines,
+      names,
+      callLocals,
+      callLines,
+      localNames,
+      ...(prev ? { prevFunction: prev.stack[prev.stack.length - 1]!.function } : {}),
+      ...(target ? { breakpointFunction: target } : {}),
+    };
   }
 
   private maxNewTokens(): number {
@@ -293,4 +304,19 @@ function signaturesOf(info: ProgramInfo): Pick<Program, 'callLocals' | 'callLine
   }
   const localNames = new Map([...variables].map(([name, set]) => [name, new KnownNames(set)] as const));
   return { callLocals, callLines, localNames };
+}
+
+/**
+ * The frame a breakpoint on `line` stops in: the innermost function holding the line, or the
+ * module for an unindented top-level line. Undefined where the functions alone do not tell
+ * (an indented line outside any function: a class body or a module-level block), and for a
+ * program that does not compile.
+ */
+function breakpointFunction(info: ProgramInfo, lines: readonly string[], line: number): string | undefined {
+  if (info.kind !== 'ok') return undefined;
+  // The def line itself runs in the enclosing scope (it defines the function): only the body counts.
+  let f: FunctionInfo | undefined;
+  for (const g of info.functions) if (g.line < line && line <= g.endLine && (!f || g.line > f.line)) f = g;
+  if (f) return f.name;
+  return /^\S/.test(lines[line - 1] ?? '') ? '<module>' : undefined;
 }

@@ -18,7 +18,7 @@ import { TOKEN_PATTERN, TOKENS } from '../grammar/tokens.js';
 import { truncateTrajectory } from '../grammar/truncate.js';
 import { FrameConstraint, type FrameRules } from '../model-client/frame-constraint.js';
 import { KnownNames, LocalsSegment } from '../model-client/json-constraint.js';
-import { FrameNames } from '../model-client/loc-constraint.js';
+import { FrameNames, type LocRules, LocSegment } from '../model-client/loc-constraint.js';
 import { historyText, windowStarts } from '../model-client/prompt.js';
 import { TokenTable } from '../model-client/token-table.js';
 import { StateTree } from '../state-tree/tree.js';
@@ -317,5 +317,29 @@ describe('locals constraint', () => {
     expect(push('ms": "[]"')).toBe(true);
     expect(tries(',')).toBe(false);
     expect(push('}')).toBe(true);
+  });
+});
+
+describe('location constraint', () => {
+  const names = new FrameNames(['<module>', 'count', 'is_match']);
+  const loc = (rules: Partial<LocRules>, text: string) => {
+    const seg = new LocSegment({ lineCount: 20, names, bareAllowed: false, ...rules });
+    return Array.from(text).every((ch) => seg.push(ch.codePointAt(0)!)) && seg.canEnd();
+  };
+
+  it("a breakpoint's frame ends on its line, in the function that holds it", () => {
+    const innermost = { line: 9, function: 'count' };
+    expect(loc({ innermost }, 'count:9')).toBe(true);
+    expect(loc({ innermost }, '<module>:12 count:9')).toBe(true);
+    expect(loc({ innermost }, 'count:8')).toBe(false);
+    expect(loc({ innermost }, 'is_match:9')).toBe(false);
+    expect(loc({ innermost: { line: 9 } }, 'is_match:9')).toBe(true);
+  });
+
+  it("a call frame's innermost function sits on its call line", () => {
+    const callLines = new Map([['count', new Set([5])]]);
+    expect(loc({ callLines }, 'count:5')).toBe(true);
+    expect(loc({ callLines }, 'count:6')).toBe(false);
+    expect(loc({ callLines }, 'count:6 is_match:1')).toBe(true); // names not listed are free
   });
 });
