@@ -1,5 +1,5 @@
 /**
- * `node dist/bench/decode.js [--prompts N] [--draft K] [--threads T]`: greedy decoding of
+ * `node dist/bench/decode.js [--prompts N] [--draft K] [--threads T] [--precision fp32|int8]`: greedy decoding of
  * one frame, plain (one chosen token per forward pass) against drafted (speculative
  * decoding, decode.ts), on the same prompts in the same run, taking turns on each prompt so
  * that a busy machine weighs on both alike. No adapter, no prefetch: the decoder alone.
@@ -30,11 +30,12 @@ import { benchPrograms } from './programs.js';
 import { mean, percentile } from './stats.js';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const { values } = parseArgs({ options: { prompts: { type: 'string' }, draft: { type: 'string' }, threads: { type: 'string' } } });
+const { values } = parseArgs({ options: { prompts: { type: 'string' }, draft: { type: 'string' }, threads: { type: 'string' }, precision: { type: 'string' } } });
 const count = Number(values.prompts ?? 24);
 const draftTokens = Number(values.draft ?? 12);
 
-const predictor = await NeuralPredictor.load(defaultModelDir(), { threads: Number(values.threads ?? 1) });
+const precision = values.precision === 'int8' ? 'int8' : 'fp32';
+const predictor = await NeuralPredictor.load(defaultModelDir(), { threads: Number(values.threads ?? 1), precision });
 const { session, tokenizer } = predictor;
 const ctx = { session, tokenizer, table: await TokenTable.load(defaultModelDir(), tokenizer) };
 const programs = await benchPrograms(ROOT, await mkdtemp(join(tmpdir(), 'ndb-decode-')), 5, 2);
@@ -73,7 +74,7 @@ const n = runs.plain.ms.length;
 const line = (name: 'plain' | 'drafted') => `${name.padEnd(8)} passes/frame ${f(mean(runs[name].passes)).padStart(5)}  ms/frame p50 ${f(percentile(runs[name].ms, 50)).padStart(6)} mean ${f(mean(runs[name].ms)).padStart(6)}  ms/pass ${f(mean(runs[name].ms) / mean(runs[name].passes), 2)}`;
 process.stdout.write(
   [
-    `greedy decoding of ${n} frames (${f(tokens / n)} tokens each), drafts of up to ${draftTokens} tokens`,
+    `${precision}, ${values.threads ?? 1} thread(s): greedy decoding of ${n} frames (${f(tokens / n)} tokens each), drafts of up to ${draftTokens} tokens`,
     line('plain'),
     line('drafted'),
     `ratio plain/drafted: passes ${f(mean(runs.plain.passes) / mean(runs.drafted.passes), 2)}x, mean ms ${f(mean(runs.plain.ms) / mean(runs.drafted.ms), 2)}x, median ms ${f(percentile(runs.plain.ms, 50) / percentile(runs.drafted.ms, 50), 2)}x; identical frames ${identical}/${n}; faster drafted ${faster}/${n}`,

@@ -3,7 +3,7 @@
  *
  *   model-folder.ts     load and check a model folder (manifest sha256s, config, tokenizer)
  *   session.ts          the ONNX decoder on onnxruntime-node (cpu, or cuda with a CPU fallback)
- *   kv-cache.ts         its attention cache: truncate (roll back), expand (n samples), row
+ *   kv-cache.ts         its attention cache, appended in place: truncate (roll back), expand (n samples), row
  *   frame-constraint.ts the grammar of one frame, checked token by token while decoding
  *   decode.ts           greedy and top-p decoding under the grammar, n samples in one batch
  *   confidence.ts       per-value confidences from the tokens' probabilities

@@ -1,84 +1,158 @@
 /**
- * The attention cache of a decoder run: per layer a key and a value tensor
- * [batch, heads, length, head_dim] float32, kept as the ORT tensors the model returned so
- * that the next forward pass takes them as they are.
+ * The attention cache of a decoder run: per layer a key and a value buffer
+ * [batch, heads, capacity, head_dim] float32 that this client owns. A forward pass reads the
+ * buffer as its `past` (positions past the cache's length masked out) and returns only its
+ * own positions (`new_key_values.*`, training/export_onnx.py), which are appended in place.
+ * Fetching the model's `present` instead would copy the whole cache out of onnxruntime on
+ * every pass: at a long context that copy cost as much as the rest of the pass.
  *
- * A cache is immutable (ORT never writes to its inputs, and every operation here copies),
- * so it is shared freely: keeping one to come back to is the clone. `truncate` rolls back to
- * a prefix (a step back, an edited history), `expand` turns a prompt's cache into b rows
- * that decode b samples in one pass.
+ * A KvCache is a view: a buffer and how many of its positions it holds. Views are values
+ * (nothing here changes one), so a cache is kept to come back to by keeping the view:
+ * `truncate` rolls back to a prefix (a step back, a rejected draft) without copying, and
+ * appending after a prefix writes over what a longer view held. That longer view is then
+ * stale; using it throws (each position remembers when it was last written), rather than
+ * silently reading another branch's keys. Every holder in ndb keeps only prefixes of what it
+ * decodes next (prefix-cache.ts, decode.ts), so none goes stale in use.
  */
 import { Tensor } from 'onnxruntime-node';
 import type { KvShape } from './model-folder.js';
 
-export class KvCache {
-  private constructor(
+/** Capacity grows in steps of this many positions: a copy every 128 tokens, at most 127 masked ones read per pass. */
+const CAPACITY_STEP = 128;
+
+class KvBuffer {
+  /** key, value of layer 0, then of layer 1, ... each [batch, heads, capacity, headDim]. */
+  readonly data: Float32Array[];
+  /** The same buffers as model inputs. */
+  readonly tensors: Tensor[];
+  /** Per position: the write (epoch) that last filled it. */
+  readonly writtenAt: Int32Array;
+  epoch = 0;
+
+  constructor(
     readonly shape: KvShape,
     readonly batch: number,
-    readonly length: number,
-    /** key, value of layer 0, then of layer 1, ... */
-    private readonly tensors: readonly Tensor[],
-  ) {}
-
-  static empty(shape: KvShape, batch = 1): KvCache {
-    const dims = [batch, shape.heads, 0, shape.headDim];
-    const tensors = Array.from({ length: 2 * shape.layers }, () => new Tensor('float32', new Float32Array(0), dims));
-    return new KvCache(shape, batch, 0, tensors);
+    readonly capacity: number,
+  ) {
+    const dims = [batch, shape.heads, capacity, shape.headDim];
+    this.data = Array.from({ length: 2 * shape.layers }, () => new Float32Array(batch * shape.heads * capacity * shape.headDim));
+    this.tensors = this.data.map((d) => new Tensor('float32', d, dims));
+    this.writtenAt = new Int32Array(capacity);
   }
 
-  /** The `present.{i}.key/.value` outputs of a forward pass. */
-  static fromOutputs(shape: KvShape, outputs: Readonly<Record<string, Tensor>>): KvCache {
-    const tensors = kvNames(shape.layers).map(([, present]) => {
-      const t = outputs[present];
-      if (!t) throw new Error(`the model returned no ${present}`);
-      return t;
-    });
-    const dims = tensors[0]!.dims;
-    return new KvCache(shape, dims[0]!, dims[2]!, tensors);
-  }
-
-  /** Model inputs `past_key_values.{i}.key/.value`. */
-  feeds(): Record<string, Tensor> {
-    const feeds: Record<string, Tensor> = {};
-    kvNames(this.shape.layers).forEach(([past], i) => (feeds[past] = this.tensors[i]!));
-    return feeds;
-  }
-
-  /** The cache of the first `length` positions. */
-  truncate(length: number): KvCache {
-    if (length === this.length) return this;
-    if (length < 0 || length > this.length) throw new RangeError(`cannot truncate a cache of ${this.length} positions to ${length}`);
+  /** Copies positions [0, length) of every row from `src` (rows repeated when `src` has one and this has more). */
+  copyFrom(src: KvBuffer, length: number): void {
     const { heads, headDim } = this.shape;
-    const tensors = this.tensors.map((t) => {
-      const src = t.data as Float32Array;
-      const out = new Float32Array(this.batch * heads * length * headDim);
-      for (let bh = 0; bh < this.batch * heads; bh++) {
-        out.set(src.subarray(bh * this.length * headDim, (bh * this.length + length) * headDim), bh * length * headDim);
+    this.data.forEach((dst, i) => {
+      for (let b = 0; b < this.batch; b++) {
+        const sb = src.batch === 1 ? 0 : b;
+        for (let h = 0; h < heads; h++) {
+          const from = (sb * heads + h) * src.capacity * headDim;
+          dst.set(src.data[i]!.subarray(from, from + length * headDim), (b * heads + h) * this.capacity * headDim);
+        }
       }
-      return new Tensor('float32', out, [this.batch, heads, length, headDim]);
     });
-    return new KvCache(this.shape, this.batch, length, tensors);
-  }
-
-  /** A one-row cache repeated into `batch` rows. */
-  expand(batch: number): KvCache {
-    if (this.batch !== 1) throw new Error(`only a one-row cache expands (this one has ${this.batch} rows)`);
-    if (batch === 1) return this;
-    const tensors = this.tensors.map((t) => {
-      const src = t.data as Float32Array;
-      const out = new Float32Array(src.length * batch);
-      for (let b = 0; b < batch; b++) out.set(src, b * src.length);
-      return new Tensor('float32', out, [batch, ...t.dims.slice(1)]);
-    });
-    return new KvCache(this.shape, batch, this.length, tensors);
+    this.writtenAt.fill(++this.epoch, 0, length);
   }
 }
 
-/** [input name, output name] of every cache tensor, in the cache's order. */
-export function kvNames(layers: number): [string, string][] {
-  const names: [string, string][] = [];
+export class KvCache {
+  private constructor(
+    readonly shape: KvShape,
+    private readonly buffer: KvBuffer,
+    readonly length: number,
+    /** The buffer's epoch when this view was made: its positions must not have been written since. */
+    private readonly epoch: number,
+  ) {}
+
+  static empty(shape: KvShape, batch = 1): KvCache {
+    return new KvCache(shape, new KvBuffer(shape, batch, 0), 0, 0);
+  }
+
+  get batch(): number {
+    return this.buffer.batch;
+  }
+
+  /** Positions the buffer holds room for; a pass reads them all, those past `length` masked out. */
+  get capacity(): number {
+    return this.buffer.capacity;
+  }
+
+  /** Model inputs `past_key_values.{i}.key/.value`: the whole buffer (pair with attentionMask). */
+  feeds(names: readonly string[]): Record<string, Tensor> {
+    this.assertCurrent();
+    const feeds: Record<string, Tensor> = {};
+    names.forEach((name, i) => (feeds[name] = this.buffer.tensors[i]!));
+    return feeds;
+  }
+
+  /** The attention mask of a pass of `seq` new positions per row: the cache's positions, not the spare capacity, then the new ones. */
+  attentionMask(seq: number): Tensor {
+    const width = this.capacity + seq;
+    const mask = new BigInt64Array(this.batch * width);
+    for (let b = 0; b < this.batch; b++) {
+      mask.fill(1n, b * width, b * width + this.length);
+      mask.fill(1n, b * width + this.capacity, (b + 1) * width);
+    }
+    return new Tensor('int64', mask, [this.batch, width]);
+  }
+
+  /**
+   * This cache followed by a pass's `new_key_values` outputs (in cache order, each
+   * [batch, heads, seq, headDim]), written in place after `length` (a bigger buffer when full).
+   */
+  append(outputs: readonly Tensor[], seq: number): KvCache {
+    this.assertCurrent();
+    const { heads, headDim } = this.shape;
+    const end = this.length + seq;
+    let buffer = this.buffer;
+    if (end > buffer.capacity) {
+      buffer = new KvBuffer(this.shape, this.batch, Math.ceil(end / CAPACITY_STEP) * CAPACITY_STEP);
+      buffer.copyFrom(this.buffer, this.length);
+    }
+    const epoch = ++buffer.epoch;
+    outputs.forEach((t, i) => {
+      const src = t.data as Float32Array;
+      const dst = buffer.data[i]!;
+      for (let bh = 0; bh < this.batch * heads; bh++) {
+        dst.set(src.subarray(bh * seq * headDim, (bh + 1) * seq * headDim), (bh * buffer.capacity + this.length) * headDim);
+      }
+    });
+    buffer.writtenAt.fill(epoch, this.length, end);
+    return new KvCache(this.shape, buffer, end, epoch);
+  }
+
+  /** The cache of the first `length` positions (no copy). */
+  truncate(length: number): KvCache {
+    if (length === this.length) return this;
+    if (length < 0 || length > this.length) throw new RangeError(`cannot truncate a cache of ${this.length} positions to ${length}`);
+    return new KvCache(this.shape, this.buffer, length, this.epoch);
+  }
+
+  /** A one-row cache repeated into `batch` rows (a new buffer: the rows then decode apart). */
+  expand(batch: number): KvCache {
+    if (this.batch !== 1) throw new Error(`only a one-row cache expands (this one has ${this.batch} rows)`);
+    if (batch === 1) return this;
+    this.assertCurrent();
+    const buffer = new KvBuffer(this.shape, batch, this.capacity);
+    buffer.copyFrom(this.buffer, this.length);
+    return new KvCache(this.shape, buffer, this.length, buffer.epoch);
+  }
+
+  /** Throws when a position of this view has been written since it was made (see the header). */
+  private assertCurrent(): void {
+    const written = this.buffer.writtenAt;
+    for (let p = 0; p < this.length; p++) {
+      if (written[p]! > this.epoch) throw new Error(`internal: a stale KV cache: position ${p} of its ${this.length} was overwritten after it was made`);
+    }
+  }
+}
+
+/** [input, full output, new-positions output] names of every cache tensor, in the cache's order. */
+export function kvNames(layers: number): [past: string, present: string, added: string][] {
+  const names: [string, string, string][] = [];
   for (let i = 0; i < layers; i++) {
-    for (const kind of ['key', 'value']) names.push([`past_key_values.${i}.${kind}`, `present.${i}.${kind}`]);
+    for (const kind of ['key', 'value']) names.push([`past_key_values.${i}.${kind}`, `present.${i}.${kind}`, `new_key_values.${i}.${kind}`]);
   }
   return names;
 }

@@ -4,9 +4,11 @@
  *
  * ONNX signature (training/export_onnx.py): input_ids [b, s], attention_mask [b, past + s],
  * position_ids [b, s] (int64), past_key_values.{i}.key/.value [b, heads, past, head_dim]
- * -> logits [b, s, vocab], present.{i}.key/.value [b, heads, past + s, head_dim]. Rows here
- * never carry padding: every row of a batch has the same length (decode.ts keeps its samples
- * in lock-step), so the mask is all ones and positions continue from the cache's length.
+ * -> logits [b, s, vocab], present.{i}.key/.value [b, heads, past + s, head_dim] and
+ * new_key_values.{i}.key/.value [b, heads, s, head_dim]. `past` here is the cache's whole
+ * buffer, its spare capacity masked out, and only logits and the new positions are fetched
+ * (kv-cache.ts says why). Rows never carry padding: every row of a batch has the same length
+ * (decode.ts keeps its samples in lock-step), so positions continue from the cache's length.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -105,6 +107,9 @@ export class ModelSession {
   /** Forward passes run so far (every prediction's stats report its share; bench/ reads them). */
   passes = 0;
 
+  private readonly pastNames: string[];
+  private readonly fetches: string[];
+
   private constructor(
     private readonly session: InferenceSession,
     readonly provider: Provider,
@@ -114,16 +119,21 @@ export class ModelSession {
     readonly maxPositions: number,
     /** Fed to rows that have finished while others decode on. */
     readonly padId: number,
-  ) {}
+  ) {
+    const names = kvNames(kvShape.layers);
+    this.pastNames = names.map(([past]) => past);
+    this.fetches = ['logits', ...names.map(([, , added]) => added)];
+  }
 
   static async open(folder: ModelFolder, opts: SessionOptions = {}): Promise<ModelSession> {
     const { session, provider } = await createInferenceSession(folder.onnxPath, opts);
     const inputs = ['input_ids', 'attention_mask', 'position_ids', ...kvNames(folder.kvShape.layers).map(([past]) => past)];
-    const outputs = ['logits', ...kvNames(folder.kvShape.layers).map(([, present]) => present)];
+    const outputs = ['logits', ...kvNames(folder.kvShape.layers).map(([, , added]) => added)];
     const missing = [...inputs.filter((n) => !session.inputNames.includes(n)), ...outputs.filter((n) => !session.outputNames.includes(n))];
     if (missing.length > 0) {
       await session.release();
-      throw new Error(`model folder ${folder.dir}: ${folder.onnxPath} lacks ${missing.join(', ')} (not a decoder exported by training/export_onnx.py?)`);
+      const upgrade = missing.every((n) => n.startsWith('new_key_values.')) ? `; an export from before these outputs existed: python3 training/export_onnx.py --add-new-outputs ${folder.dir}` : ' (not a decoder exported by training/export_onnx.py?)';
+      throw new Error(`model folder ${folder.dir}: ${folder.onnxPath} lacks ${missing.join(', ')}${upgrade}`);
     }
     const { config } = folder;
     return new ModelSession(session, provider, folder.kvShape, config.vocab_size, config.max_position_embeddings, config.pad_token_id);
@@ -143,15 +153,21 @@ export class ModelSession {
     if (total > this.maxPositions) throw new ContextOverflowError(total, this.maxPositions);
     const positions = Array.from({ length: seq }, (_, j) => past.length + j);
     this.passes++;
-    const out = await this.session.run({
-      input_ids: int64(rows.flat(), [batch, seq]),
-      attention_mask: int64(new Array<number>(batch * total).fill(1), [batch, total]),
-      position_ids: int64(new Array<number[]>(batch).fill(positions).flat(), [batch, seq]),
-      ...past.feeds(),
+    const out = await this.session.run(
+      {
+        input_ids: int64(rows.flat(), [batch, seq]),
+        attention_mask: past.attentionMask(seq),
+        position_ids: int64(new Array<number[]>(batch).fill(positions).flat(), [batch, seq]),
+        ...past.feeds(this.pastNames),
+      },
+      this.fetches,
+    );
+    const [logits, ...added] = this.fetches.map((name) => {
+      const t = out[name];
+      if (!t) throw new Error(`the model returned no ${name}`);
+      return t;
     });
-    const logits = out.logits;
-    if (!logits) throw new Error('the model returned no logits');
-    return { logits: new Logits(logits.data as Float32Array, batch, seq, this.vocabSize), cache: KvCache.fromOutputs(this.kvShape, out) };
+    return { logits: new Logits(logits!.data as Float32Array, batch, seq, this.vocabSize), cache: past.append(added, seq) };
   }
 
   /** Tokens of one sequence, after `past` (default: from the start). */

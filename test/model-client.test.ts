@@ -255,6 +255,21 @@ describe.runIf(HAS_MODEL)('with the model', () => {
     expect(close(again.logits, fresh.logits.last(0))).toBeLessThan(1e-4);
   });
 
+  it('keeps its cache in place: a rollback copies nothing, and a view written over after it was made refuses to be used', async () => {
+    const ids = await trajectoryIds();
+    const { cache } = await session.prefill(ids.slice(0, 140));
+    // Grown past one capacity step (128 positions), the first positions came along.
+    expect(cache.length).toBe(140);
+    expect(cache.capacity).toBeGreaterThanOrEqual(140);
+    const short = cache.truncate(100);
+    const branch = await session.prefill(ids.slice(100, 110), short);
+    // The prefix is still good: decoding from it again gives the same logits.
+    const again = await session.prefill(ids.slice(100, 110), short);
+    expect(Array.from(again.logits.last(0))).toEqual(Array.from(branch.logits.last(0)));
+    // The 140-position view held positions 100..139 that the branch wrote over.
+    await expect(session.prefill([ids[140]!], cache)).rejects.toThrow(/stale KV cache/);
+  });
+
   it('writes frames that always parse (10 prompts from real runs)', async () => {
     const programs = [
       { program: COUNT, entry: 'count', args: "'berry', 'r'" },

@@ -1,11 +1,15 @@
 """Export a trained checkpoint to ONNX, in the standard decoder-with-cache layout.
 
     python3 training/export_onnx.py --ckpt CKPT_DIR/best.pt --out MODEL_DIR [--quantize] [--data DIR]
+    python3 training/export_onnx.py --add-new-outputs MODEL_DIR   (an export from before they existed)
 
 Inputs:  input_ids [batch, seq] int64, attention_mask [batch, past + seq] int64 (0 = left
          padding), position_ids [batch, seq] int64, past_key_values.{i}.key / .value
          [batch, n_head, past, head_dim] float32 (past may be 0: the prefill).
-Outputs: logits [batch, seq, vocab], present.{i}.key / .value [batch, n_head, past + seq, head_dim].
+Outputs: logits [batch, seq, vocab], present.{i}.key / .value [batch, n_head, past + seq, head_dim],
+         new_key_values.{i}.key / .value [batch, n_head, seq, head_dim]: only this pass's
+         positions, so that a client that keeps its own cache (model-client/kv-cache.ts) need not
+         fetch the whole `present` each pass (Hugging Face tools read `present` and ignore these).
 
 Writes MODEL_DIR/onnx/model.onnx (and onnx/model_int8.onnx with --quantize), config.json
 (Hugging Face-like, plus an `ndb` section), parity.json (prompts cut from validation
@@ -80,7 +84,28 @@ def export(model: Transformer, path):
     )
     proto = onnx.load(path)
     proto = share_tied_embedding(proto)
+    proto = add_new_kv_outputs(proto)
     save(proto, path)
+
+
+def add_new_kv_outputs(proto):
+    """Each present.{i}.key/.value is Concat(past, this pass's keys/values) on the position
+    axis; expose the second input as new_key_values.{i}.key/.value. Copying `present` out of
+    onnxruntime each pass costs as much as the rest of a decode pass at a long context; a
+    client that appends the new positions to its own buffer fetches only these."""
+    outputs = {o.name: o for o in proto.graph.output}
+    for node in list(proto.graph.node):
+        name = node.output[0]
+        if node.op_type != "Concat" or not name.startswith("present.") or name not in outputs:
+            continue
+        new = "new_key_values." + name[len("present."):]
+        if new in outputs:
+            continue
+        dims = outputs[name].type.tensor_type.shape.dim
+        proto.graph.node.append(helper.make_node("Identity", [node.input[1]], [new]))
+        proto.graph.output.append(helper.make_tensor_value_info(new, TensorProto.FLOAT, ["batch", dims[1].dim_value, "seq", dims[3].dim_value]))
+    assert any(o.name.startswith("new_key_values.") for o in proto.graph.output), "no present.* Concat found"
+    return proto
 
 
 def save(proto, path):
@@ -259,13 +284,30 @@ def write_json(path, obj):
         f.write("\n")
 
 
+def add_new_outputs_to_folder(out):
+    """Upgrades an exported folder in place (same weights, same parity): the new outputs in
+    every ONNX file, then the manifest."""
+    for name in ("model.onnx", "model_int8.onnx"):
+        path = os.path.join(out, "onnx", name)
+        if os.path.exists(path):
+            save(add_new_kv_outputs(onnx.load(path)), path)
+            print(f"{path}: new_key_values outputs added")
+    write_manifest(out)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--ckpt", required=True, help="best.pt (or ckpt.pt) written by train.py")
-    p.add_argument("--out", required=True, help="model folder to write")
+    p.add_argument("--add-new-outputs", metavar="MODEL_DIR", help="only add the new_key_values outputs to an existing export")
+    p.add_argument("--ckpt", help="best.pt (or ckpt.pt) written by train.py")
+    p.add_argument("--out", help="model folder to write")
     p.add_argument("--quantize", action="store_true", help="also write onnx/model_int8.onnx")
     p.add_argument("--data", help="data folder for the parity prompts (default: the training data)")
     args = p.parse_args()
+    if args.add_new_outputs:
+        add_new_outputs_to_folder(args.add_new_outputs)
+        return
+    if not args.ckpt or not args.out:
+        p.error("--ckpt and --out are required")
 
     ckpt = torch.load(args.ckpt, map_location="cpu")
     meta, data_dir = ckpt["meta"], args.data or ckpt["data"]
