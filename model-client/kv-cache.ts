@@ -2,9 +2,10 @@
  * The attention cache of a decoder run: per layer a key and a value buffer
  * [batch, heads, capacity, head_dim] float32 that this client owns. A forward pass reads the
  * buffer as its `past` (positions past the cache's length masked out) and returns only its
- * own positions (`new_key_values.*`, training/export_onnx.py), which are appended in place.
- * Fetching the model's `present` instead would copy the whole cache out of onnxruntime on
- * every pass: at a long context that copy cost as much as the rest of the pass.
+ * own positions (`new_key_values.*`, the step layout of training/export_onnx.py), which are
+ * appended in place. The standard layout's `present` instead writes the whole cache anew
+ * each pass, and copying it out of onnxruntime cost as much again: at a long context those
+ * copies took as long as the rest of the pass.
  *
  * A KvCache is a view: a buffer and how many of its positions it holds. Views are values
  * (nothing here changes one), so a cache is kept to come back to by keeping the view:

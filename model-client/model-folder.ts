@@ -6,7 +6,10 @@
  *                        num_attention_heads, max_position_embeddings, bos/eos/pad ids, and an
  *                        `ndb` section (trace-token ids, the ONNX files)
  *   tokenizer.json       the byte-level BPE (data-pipeline/tokenizer.ts)
- *   onnx/model.onnx      fp32; onnx/model_int8.onnx with dynamic int8 weights (optional)
+ *   onnx/model_step.onnx fp32 in the step layout ndb runs (training/export_onnx.py: only this
+ *                        pass's keys and values out); onnx/model_step_int8.onnx with dynamic
+ *                        int8 weights (optional); onnx/model.onnx, the standard layout for
+ *                        other tools (not read here)
  *   manifest.json        {files: {path: {sha256, size}}} for every other file
  *
  * Every file listed in the manifest must be there with its size and sha256, and every file
@@ -48,7 +51,8 @@ export const ModelConfigSchema = z
       .object({
         /** Special token name (without `<|` `|>`) -> id, as the model was trained. */
         token_ids: z.record(z.string(), id).optional(),
-        onnx: z.object({ fp32: z.string().min(1), int8: z.string().min(1).optional() }).optional(),
+        /** The files in the step layout, per precision (hf: the standard layout, for other tools). */
+        onnx: z.object({ fp32: z.string().min(1), int8: z.string().min(1).optional(), hf: z.string().min(1).optional() }).optional(),
       })
       .optional(),
   })
@@ -88,7 +92,7 @@ export interface LoadModelFolderOptions {
   verify?: boolean;
 }
 
-const DEFAULT_ONNX: Record<Precision, string> = { fp32: 'onnx/model.onnx', int8: 'onnx/model_int8.onnx' };
+const DEFAULT_ONNX: Record<Precision, string> = { fp32: 'onnx/model_step.onnx', int8: 'onnx/model_step_int8.onnx' };
 
 async function readText(dir: string, file: string): Promise<string> {
   try {

@@ -2,12 +2,10 @@
  * The exported decoder on onnxruntime-node: one forward pass at a time, the attention cache
  * carried between passes (kv-cache.ts).
  *
- * ONNX signature (training/export_onnx.py): input_ids [b, s], attention_mask [b, past + s],
- * position_ids [b, s] (int64), past_key_values.{i}.key/.value [b, heads, past, head_dim]
- * -> logits [b, s, vocab], present.{i}.key/.value [b, heads, past + s, head_dim] and
- * new_key_values.{i}.key/.value [b, heads, s, head_dim]. `past` here is the cache's whole
- * buffer, its spare capacity masked out, and only logits and the new positions are fetched
- * (kv-cache.ts says why). Rows never carry padding: every row of a batch has the same length
+ * ONNX signature, the step layout (training/export_onnx.py): input_ids [b, s], attention_mask
+ * [b, past + s], position_ids [b, s] (int64), past_key_values.{i}.key/.value [b, heads, past,
+ * head_dim] -> logits [b, s, vocab], new_key_values.{i}.key/.value [b, heads, s, head_dim].
+ * `past` here is the cache's whole buffer, its spare capacity masked out (kv-cache.ts). Rows never carry padding: every row of a batch has the same length
  * (decode.ts keeps its samples in lock-step), so positions continue from the cache's length.
  */
 import { existsSync, readdirSync } from 'node:fs';
@@ -132,8 +130,8 @@ export class ModelSession {
     const missing = [...inputs.filter((n) => !session.inputNames.includes(n)), ...outputs.filter((n) => !session.outputNames.includes(n))];
     if (missing.length > 0) {
       await session.release();
-      const upgrade = missing.every((n) => n.startsWith('new_key_values.')) ? `; an export from before these outputs existed: python3 training/export_onnx.py --add-new-outputs ${folder.dir}` : ' (not a decoder exported by training/export_onnx.py?)';
-      throw new Error(`model folder ${folder.dir}: ${folder.onnxPath} lacks ${missing.join(', ')}${upgrade}`);
+      const hint = missing.every((n) => n.startsWith('new_key_values.')) ? ' (the standard layout? ndb runs the step layout: re-export with training/export_onnx.py)' : ' (not a decoder exported by training/export_onnx.py?)';
+      throw new Error(`model folder ${folder.dir}: ${folder.onnxPath} lacks ${missing.join(', ')}${hint}`);
     }
     const { config } = folder;
     return new ModelSession(session, provider, folder.kvShape, config.vocab_size, config.max_position_embeddings, config.pad_token_id);

@@ -59,15 +59,15 @@ describe('model folder', () => {
   }
 
   beforeAll(async () => {
-    dir = await makeFolder({ 'config.json': JSON.stringify(config), 'tokenizer.json': '{}', 'onnx/model.onnx': 'weights'.repeat(100), 'onnx/model_int8.onnx': 'int8' });
+    dir = await makeFolder({ 'config.json': JSON.stringify(config), 'tokenizer.json': '{}', 'onnx/model_step.onnx': 'weights'.repeat(100), 'onnx/model_step_int8.onnx': 'int8' });
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('loads a complete folder and chooses the fp32 or the int8 file', async () => {
     const fp32 = await loadModelFolder(dir);
-    expect(fp32.onnxPath).toBe(join(dir, 'onnx/model.onnx'));
+    expect(fp32.onnxPath).toBe(join(dir, 'onnx/model_step.onnx'));
     expect(fp32.kvShape).toEqual({ layers: 1, heads: 2, headDim: 4 });
-    expect((await loadModelFolder(dir, { precision: 'int8' })).onnxPath).toBe(join(dir, 'onnx/model_int8.onnx'));
+    expect((await loadModelFolder(dir, { precision: 'int8' })).onnxPath).toBe(join(dir, 'onnx/model_step_int8.onnx'));
     await expect(loadTokenizer(fp32)).rejects.toThrow(`model folder ${dir}: tokenizer.json is not valid: `);
   });
 
@@ -75,19 +75,19 @@ describe('model folder', () => {
     const d = await mkdtemp(join(tmpdir(), 'ndb-model-'));
     try {
       await cp(dir, d, { recursive: true });
-      const onnx = join(d, 'onnx/model.onnx');
+      const onnx = join(d, 'onnx/model_step.onnx');
       const original = await readFile(onnx);
       const corrupt = Buffer.from(original);
       corrupt[10] = corrupt[10]! ^ 1;
       await writeFile(onnx, corrupt);
-      await expect(loadModelFolder(d)).rejects.toThrow(`model folder ${d}: onnx/model.onnx is corrupt (sha256 mismatch)`);
+      await expect(loadModelFolder(d)).rejects.toThrow(`model folder ${d}: onnx/model_step.onnx is corrupt (sha256 mismatch)`);
       await writeFile(onnx, original.subarray(1));
-      await expect(loadModelFolder(d)).rejects.toThrow(`model folder ${d}: onnx/model.onnx is corrupt (size 699, expected 700)`);
+      await expect(loadModelFolder(d)).rejects.toThrow(`model folder ${d}: onnx/model_step.onnx is corrupt (size 699, expected 700)`);
       await rm(onnx);
-      await expect(loadModelFolder(d)).rejects.toThrow(`model folder ${d}: missing file onnx/model.onnx`);
+      await expect(loadModelFolder(d)).rejects.toThrow(`model folder ${d}: missing file onnx/model_step.onnx`);
       await writeFile(onnx, original);
-      await rm(join(d, 'onnx/model_int8.onnx'));
-      await expect(loadModelFolder(d, { precision: 'int8' })).rejects.toThrow(`model folder ${d}: missing file onnx/model_int8.onnx`);
+      await rm(join(d, 'onnx/model_step_int8.onnx'));
+      await expect(loadModelFolder(d, { precision: 'int8' })).rejects.toThrow(`model folder ${d}: missing file onnx/model_step_int8.onnx`);
       await writeFile(join(d, 'config.json'), JSON.stringify({ ...config, num_attention_heads: 3 }));
       await expect(loadModelFolder(d, { verify: false })).rejects.toThrow(`model folder ${d}: config.json is not valid: hidden_size is not a multiple of num_attention_heads`);
       await writeFile(join(d, 'config.json'), '{"vocab_size": 4');

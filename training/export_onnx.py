@@ -1,28 +1,34 @@
-"""Export a trained checkpoint to ONNX, in the standard decoder-with-cache layout.
+"""Export a trained checkpoint to ONNX: the standard decoder-with-cache layout, and ndb's step layout.
 
-    python3 training/export_onnx.py --ckpt CKPT_DIR/best.pt --out MODEL_DIR [--quantize] [--data DIR]
-    python3 training/export_onnx.py --add-new-outputs MODEL_DIR   (an export from before they existed)
+    python3 training/export_onnx.py --ckpt CKPT_DIR/best.pt --out MODEL_DIR [--quantize] [--data DIR | --parity-from FILE]
 
-Inputs:  input_ids [batch, seq] int64, attention_mask [batch, past + seq] int64 (0 = left
-         padding), position_ids [batch, seq] int64, past_key_values.{i}.key / .value
-         [batch, n_head, past, head_dim] float32 (past may be 0: the prefill).
-Outputs: logits [batch, seq, vocab], present.{i}.key / .value [batch, n_head, past + seq, head_dim],
-         new_key_values.{i}.key / .value [batch, n_head, seq, head_dim]: only this pass's
-         positions, so that a client that keeps its own cache (model-client/kv-cache.ts) need not
-         fetch the whole `present` each pass (Hugging Face tools read `present` and ignore these).
+onnx/model.onnx, the standard layout (what Hugging Face tools such as transformers.js read):
+  Inputs:  input_ids [batch, seq] int64, attention_mask [batch, past + seq] int64 (0 = left
+           padding), position_ids [batch, seq] int64, past_key_values.{i}.key / .value
+           [batch, n_head, past, head_dim] float32 (past may be 0: the prefill).
+  Outputs: logits [batch, seq, vocab], present.{i}.key / .value [batch, n_head, past + seq, head_dim].
+onnx/model_step.onnx, the step layout (what ndb runs, model-client/kv-cache.ts): the same
+  inputs, but the outputs are logits and new_key_values.{i}.key / .value [batch, n_head, seq,
+  head_dim], this pass's positions only, which the client appends to its own cache buffer.
+  Attention reads the past and the new positions separately (StepAttention), so the cache is
+  read once a pass and never copied: computing `present` means writing the whole cache anew
+  every pass, and onnxruntime computes every output of a graph whether fetched or not.
 
-Writes MODEL_DIR/onnx/model.onnx (and onnx/model_int8.onnx with --quantize), config.json
-(Hugging Face-like, plus an `ndb` section), parity.json (prompts cut from validation
-documents after a <|frame_sep|>, with PyTorch's greedy continuations, for the TypeScript side
-to reproduce token for token) and manifest.json (sha256 and size of every other file in
-MODEL_DIR). Export into the tokenizer's folder (`ndb data tokenizer --out MODEL_DIR`) so that
-the model, its tokenizer.json and the manifest travel together. DIR, for the parity prompts,
-defaults to the data folder the checkpoint was trained on.
+Writes those (and onnx/model_step_int8.onnx with --quantize), config.json (Hugging Face-like,
+plus an `ndb` section), parity.json (prompts cut from validation documents after a
+<|frame_sep|>, with PyTorch's greedy continuations, for the TypeScript side to reproduce
+token for token) and manifest.json (sha256 and size of every other file in MODEL_DIR).
+Export into the tokenizer's folder (`ndb data tokenizer --out MODEL_DIR`) so that the model,
+its tokenizer.json and the manifest travel together. DIR, for the parity prompts, defaults
+to the data folder the checkpoint was trained on; --parity-from takes the prompts of an
+earlier parity.json instead (a re-export without the data), the continuations recomputed.
 """
 import argparse
 import hashlib
+import copy
 import inspect
 import json
+import math
 import os
 import sys
 
@@ -32,7 +38,7 @@ import torch
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from model import ModelConfig, Transformer, count_parameters, generate_greedy  # noqa: E402
+from model import Attention, ModelConfig, Transformer, apply_rotary, count_parameters, generate_greedy  # noqa: E402
 from train import meta_id, special_ids  # noqa: E402
 
 OPSET = 14
@@ -53,11 +59,35 @@ class DecoderWithCache(torch.nn.Module):
         return (logits, *[t for kv in presents for t in kv])
 
 
-def export(model: Transformer, path):
+class StepAttention(Attention):
+    """Attention for the step layout: the scores against the past and against this pass's
+    keys are computed apart and joined (a [seq, past + seq] matrix, small), and so are the
+    weighted sums of values, so the past is only read. Returns this pass's keys and values
+    only. Equal to Attention.forward up to float summation order."""
+
+    def forward(self, x, cos, sin, allowed, past):
+        B, T, C = x.shape
+        q, k, v = self.qkv(x).view(B, T, 3, self.n_head, self.head_dim).permute(2, 0, 3, 1, 4).unbind(0)
+        q = apply_rotary(q, cos, sin) * (1.0 / math.sqrt(self.head_dim))
+        k = apply_rotary(k, cos, sin)
+        past_k, past_v = past
+        P = past_k.shape[2]
+        att = torch.cat((q @ past_k.transpose(-2, -1), q @ k.transpose(-2, -1)), dim=-1)
+        att = att.masked_fill(~allowed, float("-inf")).softmax(dim=-1)
+        y = att[..., :P] @ past_v + att[..., P:] @ v
+        return self.out(y.transpose(1, 2).reshape(B, T, C)), (k, v)
+
+
+def export(model: Transformer, path, step=False):
+    """The standard layout, or with step=True the step layout (the module docstring)."""
     cfg = model.cfg
+    if step:
+        model = copy.deepcopy(model)
+        for block in model.blocks:
+            block.attn.__class__ = StepAttention
     kv_names = [f"{i}.{kind}" for i in range(cfg.n_layer) for kind in ("key", "value")]
     past_names = [f"past_key_values.{n}" for n in kv_names]
-    present_names = [f"present.{n}" for n in kv_names]
+    out_names = [f"{'new_key_values' if step else 'present'}.{n}" for n in kv_names]
     # Traced with past and seq both > 1 so no dimension is specialized to 0 or 1.
     batch, seq, past = 2, 3, 4
     args = (
@@ -72,7 +102,7 @@ def export(model: Transformer, path):
         "position_ids": {0: "batch", 1: "seq"},
         "logits": {0: "batch", 1: "seq"},
         **{n: {0: "batch", 2: "past"} for n in past_names},
-        **{n: {0: "batch", 2: "past_seq"} for n in present_names},
+        **{n: {0: "batch", 2: "seq" if step else "past_seq"} for n in out_names},
     }
     # The TorchScript exporter (newer PyTorch defaults to the dynamo one, which reads
     # dynamic_axes differently).
@@ -80,32 +110,11 @@ def export(model: Transformer, path):
     torch.onnx.export(
         DecoderWithCache(model).eval(), args, path, opset_version=OPSET,
         input_names=["input_ids", "attention_mask", "position_ids", *past_names],
-        output_names=["logits", *present_names], dynamic_axes=dynamic, **legacy,
+        output_names=["logits", *out_names], dynamic_axes=dynamic, **legacy,
     )
     proto = onnx.load(path)
     proto = share_tied_embedding(proto)
-    proto = add_new_kv_outputs(proto)
     save(proto, path)
-
-
-def add_new_kv_outputs(proto):
-    """Each present.{i}.key/.value is Concat(past, this pass's keys/values) on the position
-    axis; expose the second input as new_key_values.{i}.key/.value. Copying `present` out of
-    onnxruntime each pass costs as much as the rest of a decode pass at a long context; a
-    client that appends the new positions to its own buffer fetches only these."""
-    outputs = {o.name: o for o in proto.graph.output}
-    for node in list(proto.graph.node):
-        name = node.output[0]
-        if node.op_type != "Concat" or not name.startswith("present.") or name not in outputs:
-            continue
-        new = "new_key_values." + name[len("present."):]
-        if new in outputs:
-            continue
-        dims = outputs[name].type.tensor_type.shape.dim
-        proto.graph.node.append(helper.make_node("Identity", [node.input[1]], [new]))
-        proto.graph.output.append(helper.make_tensor_value_info(new, TensorProto.FLOAT, ["batch", dims[1].dim_value, "seq", dims[3].dim_value]))
-    assert any(o.name.startswith("new_key_values.") for o in proto.graph.output), "no present.* Concat found"
-    return proto
 
 
 def save(proto, path):
@@ -241,7 +250,8 @@ def hf_config(cfg: ModelConfig, ckpt, meta, params, quantized):
             "token_ids": special_ids(meta),
             # The graph's own qkv layout is not Hugging Face's: this config describes the
             # ONNX files here, not weights for transformers' LlamaForCausalLM.
-            "onnx": {"opset": OPSET, "fp32": "onnx/model.onnx", **({"int8": "onnx/model_int8.onnx"} if quantized else {})},
+            # fp32 / int8: the step layout ndb runs; hf: the standard layout for other tools.
+            "onnx": {"opset": OPSET, "fp32": "onnx/model_step.onnx", **({"int8": "onnx/model_step_int8.onnx"} if quantized else {}), "hf": "onnx/model.onnx"},
         },
     }
 
@@ -284,30 +294,14 @@ def write_json(path, obj):
         f.write("\n")
 
 
-def add_new_outputs_to_folder(out):
-    """Upgrades an exported folder in place (same weights, same parity): the new outputs in
-    every ONNX file, then the manifest."""
-    for name in ("model.onnx", "model_int8.onnx"):
-        path = os.path.join(out, "onnx", name)
-        if os.path.exists(path):
-            save(add_new_kv_outputs(onnx.load(path)), path)
-            print(f"{path}: new_key_values outputs added")
-    write_manifest(out)
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--add-new-outputs", metavar="MODEL_DIR", help="only add the new_key_values outputs to an existing export")
-    p.add_argument("--ckpt", help="best.pt (or ckpt.pt) written by train.py")
-    p.add_argument("--out", help="model folder to write")
-    p.add_argument("--quantize", action="store_true", help="also write onnx/model_int8.onnx")
+    p.add_argument("--ckpt", required=True, help="best.pt (or ckpt.pt) written by train.py")
+    p.add_argument("--out", required=True, help="model folder to write")
+    p.add_argument("--quantize", action="store_true", help="also write onnx/model_step_int8.onnx")
     p.add_argument("--data", help="data folder for the parity prompts (default: the training data)")
+    p.add_argument("--parity-from", help="an earlier parity.json whose prompts to reuse (instead of --data)")
     args = p.parse_args()
-    if args.add_new_outputs:
-        add_new_outputs_to_folder(args.add_new_outputs)
-        return
-    if not args.ckpt or not args.out:
-        p.error("--ckpt and --out are required")
 
     ckpt = torch.load(args.ckpt, map_location="cpu")
     meta, data_dir = ckpt["meta"], args.data or ckpt["data"]
@@ -319,14 +313,20 @@ def main():
 
     onnx_dir = os.path.join(args.out, "onnx")
     os.makedirs(onnx_dir, exist_ok=True)
-    fp32_path, int8_path = os.path.join(onnx_dir, "model.onnx"), os.path.join(onnx_dir, "model_int8.onnx")
-    # Files of an earlier export would not match these weights (and would enter the manifest).
-    for stale in (int8_path, int8_path + ".data", fp32_path + ".data"):
+    hf_path, step_path, int8_path = (os.path.join(onnx_dir, n) for n in ("model.onnx", "model_step.onnx", "model_step_int8.onnx"))
+    # Files of an earlier export would not match these weights (and would enter the manifest);
+    # model_int8.onnx is the int8 file's name before the step layout.
+    for stale in (int8_path, os.path.join(onnx_dir, "model_int8.onnx"), *(f + ".data" for f in (hf_path, step_path, int8_path))):
         if os.path.exists(stale):
             os.remove(stale)
-    export(model, fp32_path)
+    prompts = None
+    if args.parity_from:
+        with open(args.parity_from) as f:
+            prompts = [c["prompt"] for c in json.load(f)["cases"]]
+    export(model, hf_path)
+    export(model, step_path, step=True)
     if args.quantize:
-        save(quantize_int8(onnx.load(fp32_path)), int8_path)
+        save(quantize_int8(onnx.load(step_path)), int8_path)
 
     stop_ids = [meta_id(meta, "action_sep"), meta_id(meta, "eos")]
     write_json(os.path.join(args.out, "config.json"), hf_config(cfg, ckpt, meta, params, args.quantize))
@@ -337,11 +337,14 @@ def main():
             "stop_ids": stop_ids,
             "note": "greedy continuations by PyTorch with the KV cache; an output ends with the stop id when one was reached",
         }
-        cases = parity_cases(model, data_dir, meta, stop_ids)
+        if prompts is None:
+            cases = parity_cases(model, data_dir, meta, stop_ids)
+        else:
+            cases = [{"prompt": q, "output": generate_greedy(model, q, PARITY_NEW_TOKENS, stop_ids)} for q in prompts]
         # One case a line: readable, and diffs stay small.
         f.write(json.dumps(head)[:-1] + ', "cases": [\n' + ",\n".join(json.dumps(c) for c in cases) + "\n]}\n")
     write_manifest(args.out)
-    for path in (fp32_path, int8_path):
+    for path in (hf_path, step_path, int8_path):
         if os.path.exists(path):
             print(f"{path}: {os.path.getsize(path) / 1e6:.2f} MB")
     print(f"{params['total']:,} parameters; wrote {args.out}")
