@@ -79,6 +79,12 @@ export interface DecodedFrame {
   forced: boolean[];
   head: Head;
   spans: FrameSpans;
+  /**
+   * Greedy decoding with drafts only: the prompt and the frame tokens the model has run, with
+   * the cache after them. The predicted state's frame then opens the next prompt, so keeping
+   * this (prefix-cache.ts) saves running it again.
+   */
+  fed?: { ids: readonly number[]; cache: KvCache };
 }
 
 /** A frame that did not end within its token budget (a model that rambles, or a context too short). */
@@ -168,7 +174,7 @@ function newRow(ctx: DecodeContext, rules: FrameRules, logits: Float32Array, pre
   return { constraint, rng, ids: [...prefix], logprobs: prefix.map(() => 0), forced: prefix.map(() => true), pending: [], logits, done: false };
 }
 
-function outcome(ctx: DecodeContext, row: Row): DecodeOutcome {
+function outcome(ctx: DecodeContext, row: Row, fed?: DecodedFrame['fed']): DecodeOutcome {
   if (row.error) return { ok: false, error: row.error };
   return {
     ok: true,
@@ -179,6 +185,7 @@ function outcome(ctx: DecodeContext, row: Row): DecodeOutcome {
       forced: row.forced,
       head: row.constraint.frameHead!,
       spans: row.constraint.frameSpans,
+      ...(fed ? { fed } : {}),
     },
   };
 }
@@ -221,7 +228,14 @@ async function decodeDrafted(ctx: DecodeContext, prompt: PromptState, row: Row, 
       write(row, id, logProbability(next, id), false);
       writeForced(ctx, row);
       if (!row.done && row.ids.length >= opts.maxNewTokens) row.error = new FrameBudgetError(opts.maxNewTokens, ctx.tokenizer.decode(row.ids));
-      if (row.done || row.error) return outcome(ctx, row);
+      if (row.error) return outcome(ctx, row);
+      if (row.done) {
+        // The cache holds the prompt, the frame's tokens fed so far and the last draft's unconfirmed rest.
+        const kept = cache.length - (pass ? pass.draft.length - pass.matched : 0);
+        const runFrame = row.ids.slice(given, given + kept - promptIds.length);
+        const whole = prompt.ids !== undefined && prompt.cache.length === promptIds.length;
+        return outcome(ctx, row, whole ? { ids: [...promptIds, ...runFrame], cache: cache.truncate(kept) } : undefined);
+      }
       next = null;
       if (pass) {
         // What the draft already fed is not pending.

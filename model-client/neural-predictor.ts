@@ -243,6 +243,7 @@ export class NeuralPredictor implements Predictor {
     const best = (g: Parsed[]) => g.reduce((a, b) => (b.logprob > a.logprob ? b : a));
     const [winner] = [...groups.values()].sort((a, b) => b.length - a.length || best(b).logprob - best(a).logprob);
     const chosen = best(winner!);
+    if (chosen.frame.fed) this.prefix.remember(chosen.frame.fed.ids, chosen.frame.fed.cache);
     const forced = chosen.frame.forced.filter(Boolean).length;
     return {
       ...chosen.prediction,

@@ -2,7 +2,9 @@
  * The model's state after the last prompt, reused for the next one: a debugging session's
  * prompts share the program and most of the history, so each prompt only runs the tokens
  * after the longest prefix it shares with the one before (the new step after a step
- * forward; nothing new after a step back or an edit, only a rollback of the cache).
+ * forward; nothing new after a step back or an edit, only a rollback of the cache). After a
+ * greedy prediction it also keeps the predicted frame (`remember`): the next prompt holds that
+ * frame as history, so a step runs only its action's few tokens.
  *
  * `reuse: false` turns the reuse off (every prompt runs from its first token): the baseline
  * that bench/ measures the cache against, never what a debugging session uses.
@@ -37,5 +39,13 @@ export class PrefixCache {
     this.ids = [...ids];
     this.cache = cache;
     return { cache, logits: logits.last(0), ids: this.ids, prefilled: ids.length - keep };
+  }
+
+  /** Keeps the model's state after `ids` (a prompt and the frame decoded after it) for the next prompt. */
+  remember(ids: readonly number[], cache: KvCache): void {
+    if (!this.reuse) return;
+    if (cache.length !== ids.length) throw new Error(`internal: a cache of ${cache.length} positions for ${ids.length} tokens`);
+    this.ids = [...ids];
+    this.cache = cache;
   }
 }

@@ -270,6 +270,20 @@ describe.runIf(HAS_MODEL)('with the model', () => {
     await expect(session.prefill([ids[140]!], cache)).rejects.toThrow(/stale KV cache/);
   });
 
+  it('keeps a greedy frame in the cache: the next step runs fewer tokens than its history grew by', async () => {
+    const first = await predictor.start(COUNT, { entry: 'count', args: "'rr', 'r'" });
+    expect(first.kind).toBe('state');
+    if (first.kind !== 'state') return;
+    const over = { kind: 'step_over' } as const;
+    const a = await predictor.predict([{ state: first.state }], over);
+    expect(a.kind).toBe('state');
+    if (a.kind !== 'state') return;
+    const b = await predictor.predict([{ state: first.state, action: over }, { state: a.state }], over);
+    const grew = b.stats!.promptTokens - a.stats!.promptTokens;
+    // Without the frame kept, every token the history grew by would run (the prompt before was cached).
+    expect(b.stats!.prefilledTokens).toBeLessThan(grew);
+  });
+
   it('writes frames that always parse (10 prompts from real runs)', async () => {
     const programs = [
       { program: COUNT, entry: 'count', args: "'berry', 'r'" },
