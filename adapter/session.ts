@@ -26,7 +26,7 @@ import { ModelFolderError } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { defaultModelDir } from '../model-client/model-folder.js';
 import { PartialFrameDecoder } from '../model-client/partial-frame.js';
-import type { PredictionStats } from '../model-client/predictor.js';
+import type { PredictionStats, Predictor } from '../model-client/predictor.js';
 import { ContextOverflowError } from '../model-client/session.js';
 import { TraceFailure } from '../tracer/run-tracer.js';
 import { EvalError, evaluateExpression, valueRepr } from './evaluate.js';
@@ -80,9 +80,12 @@ class LaunchArgsError extends Error {}
 /** Errors whose message is written for the user as it is. */
 const USER_ERRORS = [RuntimeError, EntryError, ModelNotFoundError, ModelFolderError, EvalError, TraceFailure, LaunchArgsError];
 
+/** A predictor the session opened and releases; the frame completion in hovers needs a NeuralPredictor itself. */
+export type LoadedPredictor = Predictor & { release(): Promise<void> };
+
 export interface SessionOptions {
-  /** How a model is opened (default: load-predictor.ts); bench/ opens its baseline through it. */
-  loadPredictor?: (choice: PredictorChoice) => Promise<NeuralPredictor>;
+  /** How a model is opened (default: load-predictor.ts); bench/ opens its baselines through it. */
+  loadPredictor?: (choice: PredictorChoice) => Promise<LoadedPredictor>;
 }
 
 export class NeuralDebugSession extends DebugSession {
@@ -90,7 +93,7 @@ export class NeuralDebugSession extends DebugSession {
   private view: VariablesView | null = null;
   private program: string | null = null;
   /** The model loaded for each model folder and device this session was launched with. */
-  private predictors = new Map<string, Promise<NeuralPredictor>>();
+  private predictors = new Map<string, Promise<LoadedPredictor>>();
   /** Lines asked for per source path, kept across launches (a relaunch gets them too). */
   private breakpointLines = new Map<string, number[]>();
   private configured = deferred<void>();
@@ -101,7 +104,7 @@ export class NeuralDebugSession extends DebugSession {
   private progressId: string | null = null;
   private progressCount = 0;
   /** The model and device of the last launch, for the `ndb/stats` event and `ndb/predictInputs`. */
-  private launchedModel: { dir: string; label: string; device: string; predictor: Promise<NeuralPredictor> } | null = null;
+  private launchedModel: { dir: string; label: string; device: string; predictor: Promise<LoadedPredictor> } | null = null;
   private frameDecoders = new WeakMap<NeuralPredictor, Promise<PartialFrameDecoder>>();
 
   constructor(private readonly options: SessionOptions = {}) {
@@ -161,7 +164,7 @@ export class NeuralDebugSession extends DebugSession {
   }
 
   /** A fresh runtime for each launch (the model is kept): nothing of an earlier launch lingers. */
-  private newRuntime(predictor: NeuralPredictor): NeuralRuntime {
+  private newRuntime(predictor: LoadedPredictor): NeuralRuntime {
     // close, not just cancel: the old runtime's background guesses stop too.
     void this.runtime?.close();
     this.runtime?.removeAllListeners();
@@ -174,7 +177,7 @@ export class NeuralDebugSession extends DebugSession {
   }
 
   /** Loads a model once per folder and device, behind a progress bar where the client has them. */
-  private predictorFor(args: LaunchArgs): Promise<NeuralPredictor> {
+  private predictorFor(args: LaunchArgs): Promise<LoadedPredictor> {
     const key = `${args.model ?? ''}\n${args.device ?? 'cpu'}`;
     let loading = this.predictors.get(key);
     if (!loading) {

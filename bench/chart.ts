@@ -1,67 +1,76 @@
 /**
- * The benchmark's chart: per action, median latency (bar) and p95 (tick above it), ours beside
- * the baseline, drawn with bench/png.ts.
+ * The benchmark's chart: per action, one bar per configuration (its median latency) with a
+ * tick at its p95, drawn with bench/png.ts. The y axis is logarithmic: the configurations
+ * differ by orders of magnitude (a prefetched step takes milliseconds, a recomputed one
+ * hundreds), and on a linear axis the fast medians would vanish.
  */
 import { Raster, type Rgb } from './png.js';
 
-export interface ChartGroup {
-  label: string;
-  ours: { median: number; p95: number };
-  baseline: { median: number; p95: number };
+export interface ChartSeries {
+  /** The legend's text. */
+  name: string;
+  color: Rgb;
 }
 
-const OURS: Rgb = [33, 113, 181];
-const BASE: Rgb = [189, 189, 189];
-const INK: Rgb = [40, 40, 40];
+export interface ChartGroup {
+  label: string;
+  /** One per series, in the series' order; NaN for none. */
+  values: readonly { median: number; p95: number }[];
+}
 
-export function latencyChart(title: string, groups: readonly ChartGroup[]): Buffer {
-  const width = 760;
-  const height = 420;
+const INK: Rgb = [40, 40, 40];
+const GRID: Rgb = [225, 225, 225];
+const MINOR: Rgb = [242, 242, 242];
+
+export function latencyChart(title: string, series: readonly ChartSeries[], groups: readonly ChartGroup[]): Buffer {
+  const width = 920;
+  const height = 440;
   const left = 70;
+  const right = 20;
   const top = 50;
-  const bottom = 70;
+  const bottom = 80;
+  const plotW = width - left - right;
   const plotH = height - top - bottom;
   const r = new Raster(width, height);
   r.text(left, 14, title, INK, 2);
-  const finite = groups.flatMap((g) => [g.ours.p95, g.baseline.p95, g.ours.median, g.baseline.median]).filter(Number.isFinite);
-  const max = niceCeil(Math.max(1, ...finite));
-  // Axis and grid: five steps.
-  for (let i = 0; i <= 5; i++) {
-    const v = (max * i) / 5;
-    const y = top + plotH - (plotH * i) / 5;
-    r.rect(left, y, width - left - 20, 1, [225, 225, 225]);
-    const label = `${Math.round(v)}`;
-    r.text(left - 8 - Raster.textWidth(label), y - 5, label, INK);
+
+  // The axis: whole decades around every value.
+  const finite = groups.flatMap((g) => g.values.flatMap((v) => [v.median, v.p95])).filter((v) => Number.isFinite(v) && v > 0);
+  const lo = 10 ** Math.floor(Math.log10(Math.min(1, ...finite)));
+  const hi = 10 ** Math.ceil(Math.log10(Math.max(lo * 10, ...finite)));
+  const decades = Math.round(Math.log10(hi / lo));
+  const y = (v: number) => top + plotH - (plotH * Math.log10(Math.max(v, lo) / lo)) / decades;
+  for (let d = 0; d <= decades; d++) {
+    const v = lo * 10 ** d;
+    if (d < decades) for (const m of [2, 5]) r.rect(left, y(v * m), plotW, 1, MINOR);
+    r.rect(left, y(v), plotW, 1, GRID);
+    const label = v >= 1 ? `${v}` : v.toFixed(-Math.log10(v));
+    r.text(left - 8 - Raster.textWidth(label), y(v) - 5, label, INK);
   }
-  r.text(8, top - 22, 'MS', INK);
+  r.text(8, top - 22, 'MS (LOG)', INK);
   r.rect(left, top, 1, plotH, INK);
-  const slot = (width - left - 20) / groups.length;
-  const bar = Math.min(50, slot / 3);
+
+  const slot = plotW / Math.max(1, groups.length);
+  const bar = Math.min(36, (slot - 16) / Math.max(1, series.length));
   groups.forEach((g, i) => {
-    const x = left + slot * i + slot / 2 - bar;
-    for (const [k, m, color] of [[0, g.ours, OURS], [1, g.baseline, BASE]] as const) {
-      const bx = x + k * bar;
-      if (Number.isFinite(m.median)) {
-        const h = (plotH * m.median) / max;
-        r.rect(bx + 2, top + plotH - h, bar - 4, h, color);
-      }
-      if (Number.isFinite(m.p95)) r.rect(bx + 2, top + plotH - (plotH * m.p95) / max, bar - 4, 2, INK);
-    }
+    const x0 = left + slot * i + (slot - bar * series.length) / 2;
+    g.values.forEach((m, k) => {
+      const bx = x0 + k * bar;
+      const color = series[k]?.color ?? INK;
+      if (Number.isFinite(m.median) && m.median > 0) r.rect(bx + 2, y(m.median), bar - 4, top + plotH - y(m.median), color);
+      if (Number.isFinite(m.p95) && m.p95 > 0) r.rect(bx + 2, y(m.p95), bar - 4, 2, INK);
+    });
     r.text(left + slot * i + slot / 2 - Raster.textWidth(g.label) / 2, top + plotH + 10, g.label, INK);
   });
-  // Legend.
-  const ly = height - 28;
-  r.rect(left, ly, 14, 10, OURS);
-  const w = r.text(left + 20, ly, 'ours (prefix cache + prefetch)', INK);
-  r.rect(left + 40 + w, ly, 14, 10, BASE);
-  const w2 = r.text(left + 60 + w, ly, 'baseline (both off)', INK);
-  r.rect(left + 80 + w + w2, ly + 4, 14, 2, INK);
-  r.text(left + 100 + w + w2, ly, 'p95', INK);
-  return r.png();
-}
 
-function niceCeil(v: number): number {
-  const p = 10 ** Math.floor(Math.log10(v));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
-  return 10 * p;
+  // Legend: the series, then the p95 tick.
+  const ly = height - 32;
+  let x = left;
+  for (const s of series) {
+    r.rect(x, ly, 14, 10, s.color);
+    x += 20 + r.text(x + 20, ly, s.name, INK) + 20;
+  }
+  r.rect(x, ly + 4, 14, 2, INK);
+  r.text(x + 20, ly, 'p95', INK);
+  return r.png();
 }

@@ -17,7 +17,18 @@ import type { NdbStopInfo } from '../adapter/session.js';
 import type { BenchProgram } from './programs.js';
 
 export type BenchAction = 'step_over' | 'step_into' | 'step_return' | 'continue';
-export type Config = 'ours' | 'baseline';
+/**
+ * ours: our adapter as it ships. noprefetch: the same, launched with `prefetch: false` (what a
+ * key press costs when no guess is ready). baseline (2): every optimization off
+ * (bench/adapter.ts --baseline). generate (1): transformers.js generate(), prompt rebuilt each
+ * step (bench/adapter.ts --generate, bench/generate-predictor.ts).
+ */
+export type Config = 'ours' | 'noprefetch' | 'baseline' | 'generate';
+export const CONFIGS: readonly Config[] = ['ours', 'noprefetch', 'baseline', 'generate'];
+
+const ADAPTER_FLAGS: Record<Config, string[]> = { ours: [], noprefetch: [], baseline: ['--baseline'], generate: ['--generate'] };
+/** Only ours prefetches. */
+const PREFETCH: Record<Config, boolean> = { ours: true, noprefetch: false, baseline: false, generate: false };
 
 export interface StepSample {
   action: BenchAction;
@@ -38,7 +49,7 @@ export interface SessionResult {
   /** launch request -> first stopped event, in a fresh process: model load, program prefill, first state. */
   coldMs: number;
   steps: StepSample[];
-  /** Each stop as the client saw it (frames and innermost variables), to compare the two configs. */
+  /** Each stop as the client saw it (frames and innermost variables), to compare the configs. */
   states: string[];
   /** Peak resident memory of the adapter process (VmHWM), bytes. */
   peakRss: number;
@@ -69,7 +80,7 @@ const MAX_RESTARTS = 3;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runSession(root: string, program: BenchProgram, config: Config, plan: readonly BenchAction[], thinkMs: number): Promise<SessionResult> {
-  const child = spawn(process.execPath, [join(root, 'dist', 'bench', 'adapter.js'), ...(config === 'baseline' ? ['--baseline'] : [])], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(root, 'dist', 'bench', 'adapter.js'), ...ADAPTER_FLAGS[config]], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const dc = new BenchClient('node', '', 'neural-python');
@@ -81,7 +92,7 @@ export async function runSession(root: string, program: BenchProgram, config: Co
     await dc.initializeRequest({ adapterID: 'neural-python', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
     await initialized;
     await dc.configurationDoneRequest();
-    const launchArgs = { program: program.path, entry: program.entry, args: program.args, stopOnEntry: true, ...(config === 'baseline' ? { prefetch: false } : {}) };
+    const launchArgs = { program: program.path, entry: program.entry, args: program.args, stopOnEntry: true, ...(PREFETCH[config] ? {} : { prefetch: false }) };
     const sent = performance.now();
     const [first] = await Promise.all([dc.waitForEvent('stopped') as Promise<DebugProtocol.StoppedEvent>, dc.launchRequest(launchArgs as DebugProtocol.LaunchRequestArguments)]);
     result.coldMs = performance.now() - sent;

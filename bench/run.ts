@@ -1,31 +1,53 @@
 /**
- * `npm run bench` (`node dist/bench/run.js [--quick] [--think MS] [--rows N]`): how fast the
- * neural debugger answers a key press, against a baseline on the same model.
+ * `npm run bench` (`node dist/bench/run.js [--quick] [--think MS] [--rows N] [--memory-steps N]
+ * [--no-memory]`): how fast the neural debugger answers a key press, against two baselines on
+ * the same model.
  *
- * Each program (bench/programs.ts) is debugged twice, one session right after the other, in
- * alternating order (so that a busy machine weighs on both alike): by our adapter, and by the baseline, the same adapter
- * with every optimization off (no prefix cache: each prompt recomputed; no prefetch; no drafts). Each
- * session is a fresh adapter process driven over DAP (bench/client.ts) through a fixed plan
- * of key presses, with a pause ("think time") after each stop.
+ * Each program (bench/programs.ts) is debugged four times, one session right after the other,
+ * in an order that changes from program to program (a balanced Latin square, stats.ts
+ * balancedOrder: no configuration always runs right after another, and a busy machine weighs
+ * on all alike). The configurations (bench/client.ts, bench/adapter.ts):
  *
- * Reported per action: median and p95 latency (request to stopped event), tokens and forward
- * passes per step, prompt tokens run per step, prefetch hits; per session: time to the first
- * stop (cold) and peak RSS; and the floor: the weight bytes a forward pass reads over the
- * memory bandwidth measured in this run, times the forward passes a step takes. Timings are
- * noisy on a shared machine: compare the ratios, which come from one run.
+ *   ours        our adapter as it ships: prefix cache, prefetch, drafts, grammar.
+ *   noprefetch  the same, launched with `prefetch: false`: what a key press costs when no
+ *               guess is ready (the issue's "a step without prefetch").
+ *   baseline    baseline (2): the same adapter and model with every optimization off (no prefix
+ *               cache: each prompt recomputed; no prefetch; no drafts). It gives the same
+ *               states as ours.
+ *   generate    baseline (1): what a user would write first: @huggingface/transformers'
+ *               generate() on the prompt rebuilt from text each step, greedy, no grammar
+ *               (bench/generate-predictor.ts). Its states may differ from ours; a frame it
+ *               writes that does not parse is a failed key press.
+ *
+ * Each session is a fresh adapter process driven over DAP (bench/client.ts) through a fixed
+ * plan of key presses, with a pause ("think time") after each stop.
+ *
+ * Reported per action: median and p95 latency (request to stopped event) per configuration,
+ * prefetch hits, the ratios of medians (generate / noprefetch and generate / ours: the issue
+ * asks a step without prefetch to be at least 3x faster than baseline (1); all-off / ours),
+ * tokens, forward passes and prompt tokens run per step, and the floor: the weight bytes a
+ * forward pass reads over the memory bandwidth measured in this run, times the forward passes
+ * a step takes (one token per pass, as the all-off baseline decodes; and noprefetch's own
+ * passes, with noprefetch's median over it). Per configuration: time to the first stop
+ * (cold), peak RSS, failed key presses; whether ours and the all-off baseline showed the same
+ * stops (they must), and how far generate's agree with ours (informational). Then, unless
+ * --no-memory, the memory of one long session: bench/memory.ts's measureMemory (when it
+ * exists), --memory-steps key presses (default 2,000; 200 with --quick) in a child process.
+ * Timings are noisy on a shared machine: compare the ratios, which come from one run.
  * Writes bench/results/latest.json and bench/results/latency.png.
  */
+import { spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { defaultModelDir, loadModelFolder } from '../model-client/model-folder.js';
-import { latencyChart } from './chart.js';
-import { type BenchAction, runSession, type SessionResult, type StepSample } from './client.js';
+import { type ChartSeries, latencyChart } from './chart.js';
+import { type BenchAction, CONFIGS, type Config, runSession, type SessionResult, type StepSample } from './client.js';
 import { benchPrograms } from './programs.js';
-import { mean, measureBandwidth, percentile } from './stats.js';
+import { balancedOrder, mean, measureBandwidth, percentile } from './stats.js';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const ACTIONS: BenchAction[] = ['step_over', 'step_into', 'step_return', 'continue'];
@@ -33,11 +55,14 @@ const ACTIONS: BenchAction[] = ['step_over', 'step_into', 'step_return', 'contin
 const FULL_PLAN: BenchAction[] = ['step_over', 'step_into', 'step_over', 'step_over', 'step_into', 'step_over', 'step_return', 'step_over', 'step_into', 'step_over', 'step_over', 'step_over', 'continue'];
 const QUICK_PLAN: BenchAction[] = ['step_over', 'step_into', 'step_over', 'step_return', 'step_over', 'continue'];
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean' }, think: { type: 'string' }, rows: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { quick: { type: 'boolean' }, think: { type: 'string' }, rows: { type: 'string' }, 'memory-steps': { type: 'string' }, 'no-memory': { type: 'boolean' } },
+});
 const quick = values.quick === true;
 const thinkMs = Number(values.think ?? 500);
 const rows = Number(values.rows ?? (quick ? 2 : 5));
 const plan = quick ? QUICK_PLAN : FULL_PLAN;
+const memorySteps = values['no-memory'] ? 0 : Number(values['memory-steps'] ?? (quick ? 200 : 2000));
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -49,63 +74,149 @@ const programs = await benchPrograms(ROOT, dir, rows, quick ? 1 : 2);
 const sessions: SessionResult[] = [];
 const started = performance.now();
 for (const [i, program] of programs.entries()) {
-  // Alternating which goes first, so that neither always follows the other's teardown.
-  for (const config of i % 2 === 0 ? (['ours', 'baseline'] as const) : (['baseline', 'ours'] as const)) {
+  for (const config of balancedOrder(CONFIGS, i)) {
     const r = await runSession(ROOT, program, config, plan, thinkMs);
     sessions.push(r);
-    log(`${config.padEnd(8)} ${program.name.padEnd(22)} cold ${r.coldMs.toFixed(0)} ms, ${r.steps.length} steps${r.error ? `, ERROR ${r.error}` : ''}`);
+    const failed = r.failedSteps.length ? `, ${r.failedSteps.length} failed key presses` : '';
+    log(`${config.padEnd(10)} ${program.name.padEnd(22)} cold ${r.coldMs.toFixed(0)} ms, ${r.steps.length} steps${failed}${r.error ? `, ERROR ${r.error}` : ''}`);
   }
 }
 // Bandwidth again at the end: the best of both (the floor is what the memory can do).
 const bandwidth = Math.max(bandwidthBefore, measureBandwidth());
+const msPerPass = (weightBytes / bandwidth) * 1000;
 
 const ok = sessions.filter((s) => !s.error);
-const steps = (config: string, action?: BenchAction) => ok.filter((s) => s.config === config).flatMap((s) => s.steps.filter((x) => !x.replayed && (!action || x.action === action)));
+const of = (config: Config) => ok.filter((s) => s.config === config);
+const steps = (config: Config, action?: BenchAction) => of(config).flatMap((s) => s.steps.filter((x) => !x.replayed && (!action || x.action === action)));
 const defined = (xs: (number | undefined)[]) => xs.filter((x): x is number => x !== undefined);
+const perConfig = <T>(fn: (c: Config) => T) => Object.fromEntries(CONFIGS.map((c) => [c, fn(c)])) as Record<Config, T>;
+
+interface Latency {
+  /** Steps measured (failed key presses and replayed stops are not). */
+  n: number;
+  median: number;
+  p95: number;
+}
 
 interface Row {
   action: string;
-  n: number;
-  ours: { median: number; p95: number };
-  baseline: { median: number; p95: number };
-  /** baseline / ours: how many times faster. */
-  speedup: { median: number; p95: number };
+  latency: Record<Config, Latency>;
+  /** Steps of ours answered from a prefetched guess. */
   hits: number;
-  tokensPerStep: number;
-  /** Forward passes per step, ours (with drafts) and baseline (one token per pass). */
-  passesPerStep: { ours: number; baseline: number };
-  promptTokensRun: { ours: number; baseline: number };
-  /** Floor latency: weight bytes / bandwidth * passes per step. */
-  floorMs: number;
+  /** Ratios of medians, same run: how many times faster the second is. */
+  ratios: { generateOverNoprefetch: number; generateOverOurs: number; baselineOverOurs: number; baselineOverNoprefetch: number };
+  /** Tokens of the frame per step (chosen by the model and fixed by the grammar; generate: all generated). */
+  tokensPerStep: Record<Config, number>;
+  /** Forward passes per step: ours and noprefetch with drafts; baseline one chosen token per pass (tokens the grammar fixes may share one); generate one token per pass. */
+  passesPerStep: Record<Config, number>;
+  /** Prompt tokens run through the model per step (the rest came from the cache). */
+  promptTokensRun: Record<Config, number>;
+  /** Floor latency, weight bytes / bandwidth x passes per step: one token per pass (the all-off baseline's passes), and noprefetch's own passes. */
+  floorMs: { onePerPass: number; noprefetch: number };
+  /** noprefetch's median over its floor. */
+  noprefetchOverFloor: number;
 }
 
-function row(action: string, ours: StepSample[], base: StepSample[]): Row {
-  const lat = (xs: StepSample[]) => ({ median: percentile(xs.map((x) => x.ms), 50), p95: percentile(xs.map((x) => x.ms), 95) });
-  const o = lat(ours);
-  const b = lat(base);
-  const passes = mean(defined(base.map((x) => x.passes)));
-  const oursPasses = mean(defined(ours.map((x) => x.passes)));
+function row(action: string, pick: (c: Config) => StepSample[]): Row {
+  const samples = perConfig(pick);
+  const latency = perConfig((c): Latency => {
+    const ms = samples[c].map((x) => x.ms);
+    return { n: ms.length, median: percentile(ms, 50), p95: percentile(ms, 95) };
+  });
+  const avg = (key: 'tokens' | 'passes' | 'prefilled') => perConfig((c) => mean(defined(samples[c].map((x) => x[key]))));
+  const passesPerStep = avg('passes');
+  const med = (c: Config) => latency[c].median;
+  const floorMs = { onePerPass: msPerPass * passesPerStep.baseline, noprefetch: msPerPass * passesPerStep.noprefetch };
   return {
     action,
-    n: ours.length,
-    ours: o,
-    baseline: b,
-    speedup: { median: b.median / o.median, p95: b.p95 / o.p95 },
-    hits: ours.filter((x) => x.prefetched).length,
-    tokensPerStep: mean(defined(base.map((x) => x.tokens))),
-    passesPerStep: { ours: oursPasses, baseline: passes },
-    promptTokensRun: { ours: mean(defined(ours.map((x) => x.prefilled))), baseline: mean(defined(base.map((x) => x.prefilled))) },
-    // The floor of a step as the baseline decodes it (one chosen token per pass).
-    floorMs: ((weightBytes / bandwidth) * passes) * 1000,
+    latency,
+    hits: samples.ours.filter((x) => x.prefetched).length,
+    ratios: {
+      generateOverNoprefetch: med('generate') / med('noprefetch'),
+      generateOverOurs: med('generate') / med('ours'),
+      baselineOverOurs: med('baseline') / med('ours'),
+      baselineOverNoprefetch: med('baseline') / med('noprefetch'),
+    },
+    tokensPerStep: avg('tokens'),
+    passesPerStep,
+    promptTokensRun: avg('prefilled'),
+    floorMs,
+    noprefetchOverFloor: med('noprefetch') / floorMs.noprefetch,
   };
 }
 
-const table: Row[] = [...ACTIONS.map((a) => row(a, steps('ours', a), steps('baseline', a))), row('all steps', steps('ours'), steps('baseline'))];
-const cold = (config: string) => ok.filter((s) => s.config === config).map((s) => s.coldMs);
-const rss = (config: string) => Math.max(...ok.filter((s) => s.config === config).map((s) => s.peakRss));
-const pairs = programs.map((p) => [ok.find((s) => s.program === p.name && s.config === 'ours'), ok.find((s) => s.program === p.name && s.config === 'baseline')] as const);
-const compared = pairs.filter(([o, b]) => o && b);
-const identical = compared.filter(([o, b]) => JSON.stringify(o!.states) === JSON.stringify(b!.states)).length;
+const table: Row[] = [...ACTIONS.map((a) => row(a, (c) => steps(c, a))), row('all steps', (c) => steps(c))];
+
+/** Sessions of one program under two configs whose stops the client saw alike: all of them, and how many stops before the first difference. */
+function agreement(a: Config, b: Config) {
+  const pairs = programs.map((p) => [ok.find((s) => s.program === p.name && s.config === a), ok.find((s) => s.program === p.name && s.config === b)] as const);
+  const compared = pairs.filter((x): x is readonly [SessionResult, SessionResult] => x[0] !== undefined && x[1] !== undefined);
+  let stops = 0;
+  let agreed = 0;
+  for (const [x, y] of compared) {
+    let k = 0;
+    while (k < x.states.length && x.states[k] === y.states[k]) k++;
+    agreed += k;
+    stops += x.states.length;
+  }
+  const identical = compared.filter(([x, y]) => JSON.stringify(x.states) === JSON.stringify(y.states)).length;
+  return { identical, compared: compared.length, stopsBeforeFirstDifference: agreed, stops };
+}
+
+const coldMedian = (c: Config) => percentile(of(c).map((s) => s.coldMs), 50);
+const peakRss = (c: Config) => Math.max(...of(c).map((s) => s.peakRss));
+
+// ---- memory of one long session (bench/memory.ts, when it exports measureMemory) ---------
+
+/** bench/memory.ts's result (its MemoryResult; declared here so that this compiles without it). */
+interface MemoryResult {
+  steps: number;
+  restarts: number;
+  failures: number;
+  seconds: number;
+  rssMiB: { first: number; second_quarter: number; last_quarter: number; max: number };
+  growth: number;
+}
+
+/**
+ * bench/memory.ts's measureMemory, if it has one, run in a child node process with
+ * --expose-gc: so that its RSS is one session's alone (not this process's, which holds the
+ * bandwidth test's buffers and every session's results) and is sampled after a GC. A
+ * memory.js without measureMemory is the older stand-alone script, which measures on import:
+ * it is not run then (its source is checked first). Typed loosely, so that this compiles
+ * before and after memory.ts's rewrite; the result is printed defensively.
+ */
+async function measureMemoryInChild(steps: number): Promise<(MemoryResult & { ok: true }) | { ok: false; skipped: string }> {
+  const file = fileURLToPath(new URL('./memory.js', import.meta.url));
+  let source: string;
+  try {
+    source = readFileSync(file, 'utf8');
+  } catch {
+    return { ok: false, skipped: 'no bench/memory.ts' };
+  }
+  if (!/export\s+(async\s+)?function\s+measureMemory\b|export\s*\{[^}]*\bmeasureMemory\b/.test(source)) return { ok: false, skipped: 'bench/memory.ts exports no measureMemory yet' };
+  const result = join(dir, 'memory.json');
+  const script = [
+    `const mod = await import(${JSON.stringify(pathToFileURL(file).href)});`,
+    `if (typeof mod.measureMemory !== 'function') throw new Error('bench/memory.ts exports no measureMemory function');`,
+    `const r = await mod.measureMemory(${JSON.stringify(ROOT)}, { steps: ${steps} });`,
+    `(await import('node:fs')).writeFileSync(${JSON.stringify(result)}, JSON.stringify(r));`,
+  ].join('\n');
+  const child = spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((done) => child.on('close', done));
+  if (code !== 0) return { ok: false, skipped: `measureMemory failed (exit ${code}): ${stderr.trim().split('\n').slice(-3).join(' | ')}` };
+  return { ...(JSON.parse(readFileSync(result, 'utf8')) as MemoryResult), ok: true };
+}
+
+let memory: (MemoryResult & { ok: true }) | { ok: false; skipped: string } = { ok: false, skipped: '--no-memory' };
+if (memorySteps > 0) {
+  log(`memory: one session of ${memorySteps} key presses (bench/memory.ts) ...`);
+  memory = await measureMemoryInChild(memorySteps);
+}
+
+// ---- the summary -------------------------------------------------------------------------
 
 const summary = {
   date: new Date().toISOString(),
@@ -113,13 +224,24 @@ const summary = {
   thinkMs,
   plan,
   programs: programs.map((p) => p.name),
+  configs: CONFIGS,
+  /** Which config ran when, per program (balancedOrder). */
+  order: programs.map((p, i) => ({ program: p.name, configs: balancedOrder(CONFIGS, i) })),
   model: { onnx: folder.onnxPath.replace(ROOT + '/', ''), weightBytes },
   bandwidthBytesPerSecond: bandwidth,
   secondsPerForwardPassFloor: weightBytes / bandwidth,
   actions: table,
-  cold: { ours: { median: percentile(cold('ours'), 50) }, baseline: { median: percentile(cold('baseline'), 50) }, speedup: percentile(cold('baseline'), 50) / percentile(cold('ours'), 50) },
-  peakRssBytes: { ours: rss('ours'), baseline: rss('baseline'), ratio: rss('ours') / rss('baseline') },
-  sameStates: { identical, compared: compared.length },
+  cold: { median: perConfig(coldMedian), generateOverOurs: coldMedian('generate') / coldMedian('ours'), baselineOverOurs: coldMedian('baseline') / coldMedian('ours') },
+  peakRssBytes: perConfig(peakRss),
+  failedKeyPresses: perConfig((c) => sessions.filter((s) => s.config === c).reduce((a, s) => a + s.failedSteps.length, 0)),
+  sameStates: {
+    /** Must be all identical: the same model and greedy choices, the optimizations only change speed. */
+    oursVsBaseline: agreement('ours', 'baseline'),
+    oursVsNoprefetch: agreement('ours', 'noprefetch'),
+    /** Informational: generate has no grammar, and nothing fixes a frame's known start. */
+    oursVsGenerate: agreement('ours', 'generate'),
+  },
+  memory,
   errors: sessions.filter((s) => s.error).map((s) => ({ config: s.config, program: s.program, error: s.error })),
   failedSteps: sessions.flatMap((s) => s.failedSteps.map((f) => ({ config: s.config, program: s.program, ...f }))),
   sessions,
@@ -127,29 +249,55 @@ const summary = {
 };
 
 const f = (x: number, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : '-');
+const x = (v: number) => (Number.isFinite(v) ? `${v.toFixed(1)}x` : '-');
+const slash = (r: Record<Config, number>, d: number) => CONFIGS.map((c) => f(r[c], d)).join('/');
+const mib = (b: number) => f(b / 2 ** 20, 1);
+const same = summary.sameStates;
 const lines = [
-  `ndb bench${quick ? ' (quick)' : ''}: ${programs.length} programs x 2 configs, think ${thinkMs} ms, ${summary.wallSeconds.toFixed(0)} s`,
-  `ours = prefix cache + prefetch + drafts; baseline = same model and client, all off. speedup = baseline / ours (same run).`,
+  `ndb bench${quick ? ' (quick)' : ''}: ${programs.length} programs x ${CONFIGS.length} configs, think ${thinkMs} ms, ${summary.wallSeconds.toFixed(0)} s`,
+  `ours = prefix cache + prefetch + drafts + grammar; nopf = ours with prefetch off; all-off = baseline (2), same client, all off;`,
+  `gen = baseline (1), transformers.js generate(), prompt rebuilt each step, no grammar. Latency ms, request to stopped event; ratios of medians, same run.`,
   '',
-  `action       n  ours p50  p95 | base p50  p95 | speedup p50  p95 | hits | tok/step pass/step ours/base | prompt tok run ours/base | floor ms`,
+  `action       n | ours p50   p95  hits | nopf p50   p95 | all-off p50 | gen p50 | gen/nopf gen/ours all-off/ours`,
+  ...table.map((r) => {
+    const l = r.latency;
+    return `${r.action.padEnd(11)} ${String(l.ours.n).padStart(3)} | ${f(l.ours.median, 1).padStart(8)} ${f(l.ours.p95).padStart(5)} ${`${r.hits}/${l.ours.n}`.padStart(5)} | ${f(l.noprefetch.median, 1).padStart(8)} ${f(l.noprefetch.p95).padStart(5)} | ${f(l.baseline.median).padStart(11)} | ${f(l.generate.median).padStart(7)} | ${x(r.ratios.generateOverNoprefetch).padStart(8)} ${x(r.ratios.generateOverOurs).padStart(8)} ${x(r.ratios.baselineOverOurs).padStart(12)}`;
+  }),
+  '',
+  `per step, ours/nopf/all-off/gen; floor = weight bytes / bandwidth x passes: one chosen token per pass (all-off's passes), and nopf's own passes (drafts):`,
+  `action      |                 tokens |                 passes |      prompt tokens run | floor ms: 1 tok/pass  nopf passes | nopf p50/floor`,
   ...table.map(
     (r) =>
-      `${r.action.padEnd(11)} ${String(r.n).padStart(3)} ${f(r.ours.median).padStart(8)} ${f(r.ours.p95).padStart(4)} | ${f(r.baseline.median).padStart(8)} ${f(r.baseline.p95).padStart(4)} | ${`${f(r.speedup.median, 1)}x`.padStart(11)} ${`${f(r.speedup.p95, 1)}x`.padStart(5)} | ${`${r.hits}/${r.n}`.padStart(5)} | ${f(r.tokensPerStep, 1).padStart(8)} ${`${f(r.passesPerStep.ours, 1)}/${f(r.passesPerStep.baseline, 1)}`.padStart(19)} | ${`${f(r.promptTokensRun.ours)}/${f(r.promptTokensRun.baseline)}`.padStart(24)} | ${f(r.floorMs, 1).padStart(8)}`,
+      `${r.action.padEnd(11)} | ${slash(r.tokensPerStep, 1).padStart(22)} | ${slash(r.passesPerStep, 1).padStart(22)} | ${slash(r.promptTokensRun, 0).padStart(22)} | ${f(r.floorMs.onePerPass, 1).padStart(20)} ${f(r.floorMs.noprefetch, 1).padStart(12)} | ${x(r.noprefetchOverFloor).padStart(14)}`,
   ),
   '',
-  `first stop after launch (cold: process, model load, program prefill): ours ${f(summary.cold.ours.median)} ms, baseline ${f(summary.cold.baseline.median)} ms (speedup ${f(summary.cold.speedup, 2)}x)`,
-  `peak RSS of the adapter: ours ${f(summary.peakRssBytes.ours / 2 ** 20, 1)} MiB, baseline ${f(summary.peakRssBytes.baseline / 2 ** 20, 1)} MiB (ratio ${f(summary.peakRssBytes.ratio, 2)})`,
-  `floor: ${f(weightBytes / 2 ** 20, 1)} MiB of weights per forward pass / ${f(bandwidth / 1e9, 1)} GB/s measured = ${f((weightBytes / bandwidth) * 1000, 2)} ms per pass`,
-  `states: ${identical}/${compared.length} sessions showed identical stops with and without the optimizations${summary.errors.length ? `; ${summary.errors.length} sessions failed (see errors in the JSON)` : ''}${summary.failedSteps.length ? `; ${summary.failedSteps.length} key presses answered with a model error (failedSteps in the JSON)` : ''}`,
+  `first stop after launch (cold: process, model load, program prefill), median ms: ${CONFIGS.map((c) => `${c} ${f(summary.cold.median[c])}`).join(', ')}`,
+  `peak RSS of the adapter, MiB: ${CONFIGS.map((c) => `${c} ${mib(summary.peakRssBytes[c])}`).join(', ')}`,
+  `failed key presses (the model wrote no whole state): ${CONFIGS.map((c) => `${c} ${summary.failedKeyPresses[c]}`).join(', ')}${summary.errors.length ? `; ${summary.errors.length} sessions failed (see errors in the JSON)` : ''}`,
+  `floor: ${mib(weightBytes)} MiB of weights per forward pass / ${f(bandwidth / 1e9, 1)} GB/s measured = ${f(msPerPass, 2)} ms per pass`,
+  `states: ours vs all-off ${same.oursVsBaseline.identical}/${same.oursVsBaseline.compared} sessions identical${same.oursVsBaseline.identical === same.oursVsBaseline.compared ? '' : ' (MISMATCH: they must all be)'}; ours vs nopf ${same.oursVsNoprefetch.identical}/${same.oursVsNoprefetch.compared}; ours vs gen ${same.oursVsGenerate.identical}/${same.oursVsGenerate.compared} identical, ${same.oursVsGenerate.stopsBeforeFirstDifference}/${same.oursVsGenerate.stops} stops before the first difference (informational: gen has no grammar)`,
+  memory.ok
+    ? `memory: ${memory.steps} steps in one session, ${memory.restarts} restarts, ${memory.failures} failed, ${f(memory.seconds)} s; RSS MiB first ${f(memory.rssMiB?.first, 1)}, second quarter ${f(memory.rssMiB?.second_quarter, 1)}, last quarter ${f(memory.rssMiB?.last_quarter, 1)}, max ${f(memory.rssMiB?.max, 1)}; growth ${f(memory.growth, 3)} (last quarter / second)`
+    : `memory: skipped (${memory.skipped})`,
 ];
 process.stdout.write(lines.join('\n') + '\n');
 
 const out = join(ROOT, 'bench', 'results');
 await mkdir(out, { recursive: true });
 await writeFile(join(out, 'latest.json'), JSON.stringify(summary, null, 2) + '\n');
+const SERIES: Record<Config, ChartSeries> = {
+  ours: { name: 'ours (all on)', color: [33, 113, 181] },
+  noprefetch: { name: 'no prefetch', color: [107, 174, 214] },
+  baseline: { name: 'all off (2)', color: [189, 189, 189] },
+  generate: { name: 'generate() (1)', color: [230, 85, 13] },
+};
 const chart = latencyChart(
   `ndb latency per action (median, p95 tick), think ${thinkMs} ms`,
-  table.map((r) => ({ label: r.action, ours: r.ours, baseline: r.baseline })),
+  CONFIGS.map((c) => SERIES[c]),
+  table.map((r) => ({ label: r.action, values: CONFIGS.map((c) => r.latency[c]) })),
 );
 await writeFile(join(out, 'latency.png'), chart);
 log(`wrote bench/results/latest.json and bench/results/latency.png`);
+// A failed key press leaves DebugClient's wait for its stopped event behind, with a timer that
+// would keep this process alive for up to two minutes: nothing is left to do.
+process.exit(0);

@@ -35,3 +35,17 @@ export function measureBandwidth(bytes = 128 * 2 ** 20, rounds = 8): number {
   }
   return (2 * bytes) / (best / 1000);
 }
+
+/**
+ * The order of `items` in round `round`, from a balanced Latin square (a Williams design):
+ * for an even count, over any `items.length` consecutive rounds each item comes first once
+ * and follows every other item exactly once, so that none always runs right after the same
+ * one (after its teardown, on its warmed caches). Two items alternate.
+ */
+export function balancedOrder<T>(items: readonly T[], round: number): T[] {
+  const n = items.length;
+  // The first row: 0, 1, n-1, 2, n-2, ...; row r adds r to each, modulo n.
+  const first: number[] = [];
+  for (let i = 0, lo = 1, hi = n - 1; i < n; i++) first.push(i === 0 ? 0 : i % 2 === 1 ? lo++ : hi--);
+  return first.map((k) => items[(k + round) % n]!);
+}
