@@ -1,26 +1,54 @@
 /**
  * Prefetch: while the user looks at a stop, the runtime predicts where the likely next key
- * presses (step over, step into) lead, so that the press is answered at once.
+ * presses (step over, step into, and inside a call step out) lead, so that the press is
+ * answered at once.
  *
  * This module holds what the runtime (adapter/runtime.ts) needs for it apart from the
- * scheduling: which actions to guess, how a guess is stored on its stop, and when a stored
- * guess may stand in for a prediction.
+ * scheduling: which actions to guess from which stop, how a guess is stored on its stop, and
+ * when a stored guess may stand in for a prediction.
  *
  * A guess may stand in only for the very prediction it replaces: greedy decoding is
  * deterministic, so a guess made from the same history with the same action is what a
- * prediction now would give. Each guess therefore carries the history it was made from (as
- * text) and is used only while the stop's history is still exactly that: an edited variable,
- * a state inferred before the first stop, or anything else that changes the past makes it
- * stale without any bookkeeping having to remember to say so.
+ * prediction now would give. Each guess therefore carries a fingerprint of the history it
+ * was made from (a hash of its text: a few bytes, however long the run) and is used only
+ * while the stop's history still has exactly that fingerprint: an edited variable, a state
+ * inferred before the first stop, or anything else that changes the past makes it stale
+ * without any bookkeeping having to remember to say so.
+ *
+ * Guesses are a cache, not part of the run: only the stops guessed from most recently keep
+ * theirs (GUESSED_STOPS_KEPT, adapter/timeline.ts), so that a long session's memory does not
+ * grow with guesses nobody will use; the stops themselves (what step back shows) all stay.
  */
-import type { Action, ForwardAction } from '../grammar/state.js';
+import { createHash } from 'node:crypto';
+import type { Action, ForwardAction, State } from '../grammar/state.js';
 import type { HistoryEntry, Prediction } from '../model-client/predictor.js';
 
-/** The key presses guessed, likeliest first: a guess runs at a time, the first matters most. */
-export const PREFETCH_ACTIONS: readonly ForwardAction[] = [{ kind: 'step_over' }, { kind: 'step_into' }];
+/**
+ * The key presses guessed, likeliest first: a guess runs at a time, the first matters most.
+ * Step out comes last, and only from inside a call (guessable).
+ */
+export const PREFETCH_ACTIONS: readonly ForwardAction[] = [{ kind: 'step_over' }, { kind: 'step_into' }, { kind: 'step_return' }];
+
+/**
+ * How many stops keep their guesses: the ones guessed from most recently (the current stop
+ * and those just before it, where stepping back and taking another action is served too).
+ */
+export const GUESSED_STOPS_KEPT = 16;
+
+/**
+ * Whether a press of `action` at a stop in `state` is guessed. Step out is, only inside a
+ * call (the stack holds more than the outermost frame, the entry's or the module's): at the
+ * outermost frame there is no caller to step out to: the press (which the runtime still
+ * hands to the model, as it does any press it has not seen) means the rest of the debugged
+ * function, to its return or past it to the end of the run, a rarely wanted guess that would
+ * cost a prediction at every stop of a session that never enters a call.
+ */
+export function guessable(action: Action, state: State): boolean {
+  return isPrefetchAction(action) && (action.kind !== 'step_return' || state.stack.length > 1);
+}
 
 export interface Prefetched {
-  /** historyKey() of the history the guess was made from. */
+  /** historyKey() of the history the guess was made from (a fingerprint, not the history). */
   history: string;
   /** The guess; absent when predicting it failed (the key press then predicts, and reports the error). */
   prediction?: Prediction;
@@ -33,9 +61,9 @@ export type PrefetchMap = Map<string, Prefetched>;
 export interface PrefetchCounters {
   /** Guesses predicted in the background. */
   predicted: number;
-  /** Key presses of a guessed kind served from a guess. */
+  /** Key presses guessable at their stop (guessable) served from a guess. */
   hits: number;
-  /** Key presses of a guessed kind that had to be predicted (no guess yet, or a stale one). */
+  /** Key presses guessable at their stop that had to be predicted (no guess yet, or a stale or dropped one). */
   misses: number;
   /** Background turns given up because a user command was waiting. */
   yielded: number;
@@ -49,10 +77,16 @@ export function actionKey(action: Action): string {
   return JSON.stringify(action);
 }
 
+/**
+ * A fingerprint of a history: the SHA-256 of its JSON text (equal texts, equal keys; a
+ * collision is out of reach). Stored with each guess instead of the text, which grows with
+ * the run: kept per guess, it made memory grow with the square of the session's length.
+ */
 export function historyKey(history: readonly HistoryEntry[]): string {
-  return JSON.stringify(history);
+  return createHash('sha256').update(JSON.stringify(history)).digest('base64');
 }
 
+/** Whether `action` is of a kind ever guessed (from some stops only: see guessable). */
 export function isPrefetchAction(action: Action): boolean {
   return PREFETCH_ACTIONS.some((a) => a.kind === action.kind);
 }

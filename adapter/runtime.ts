@@ -12,10 +12,13 @@
  * two predictions.
  *
  * Prefetch (adapter/prefetch.ts): once a command is done and none waits, the runtime guesses
- * where step over and step into lead from the current stop, one guess at a time through the
- * same queue, and a key press that matches a guess is served from it. Before each guess it
- * checks that no command waits, so a command waits at most for the one guess in flight (a
- * forward pass cannot be interrupted).
+ * where step over, step into and (inside a call) step out lead from the current stop, in that
+ * order, one guess at a time through the same queue, and a key press that matches a guess is
+ * served from it. No guess starts while a command waits, and a command that arrives aborts
+ * the guess in flight at its next forward pass, so a command waits at most for the one
+ * forward pass in flight. Step out is guessed last, and only where the stack holds more than
+ * the outermost frame (adapter/prefetch.ts, guessable). Only the stops guessed from most
+ * recently keep their guesses (adapter/timeline.ts), so a long session does not pile them up.
  *
  * Events:
  *   'stopped'  (StopEvent)            after every command that moves
@@ -32,7 +35,7 @@ import { DecodeAbortedError } from '../model-client/decode.js';
 import type { Entry } from '../model-client/entry-state.js';
 import type { Prediction, PredictionStats, PredictOptions, Predictor } from '../model-client/predictor.js';
 import { programInfo, type ProgramInfo } from '../model-client/program-info.js';
-import { actionKey, historyKey, isPrefetchAction, newCounters, PREFETCH_ACTIONS, type PrefetchCounters, tried, validGuess } from './prefetch.js';
+import { guessable, historyKey, newCounters, PREFETCH_ACTIONS, type PrefetchCounters, tried, validGuess } from './prefetch.js';
 import { type End, RuntimeError, type Stop, Timeline } from './timeline.js';
 import { describeExit, type Verification, Verifier } from './verifier.js';
 
@@ -58,8 +61,9 @@ export interface LaunchOptions {
   /** Most predictions one continue or until may take before it pauses (default 200). */
   maxSteps?: number;
   /**
-   * Guess the next step over and step into in the background while stopped (default true).
-   * Only with greedy decoding (samples 1), where a guess is exactly what the press would get.
+   * Guess the next step over, step into and (inside a call) step out in the background while
+   * stopped (default true). Only with greedy decoding (samples 1), where a guess is exactly
+   * what the press would get.
    */
   prefetch?: boolean;
 }
@@ -441,7 +445,7 @@ export class NeuralRuntime extends EventEmitter {
       t.truncate();
       stop.state = { ...stop.state, locals: { ...stop.state.locals, [name]: truncateRepr(repr) } };
       // Guesses from the state before the edit are stale (they would not match its history anyway).
-      delete stop.prefetched;
+      t.dropGuesses(stop);
       if (!stop.edited.includes(name)) stop.edited.push(name);
       return stop;
     });
@@ -658,7 +662,11 @@ export class NeuralRuntime extends EventEmitter {
     this.queue = job.catch(() => undefined);
   }
 
-  /** One guess from the current stop, then the next is queued; nothing when a command waits or all are known. */
+  /**
+   * One guess from the current stop (the first of PREFETCH_ACTIONS guessable there that the
+   * timeline does not know and that was not tried from this history), then the next is
+   * queued; nothing when a command waits or all are known.
+   */
   private async prefetchOne(): Promise<void> {
     if (!this.prefetchOn()) return;
     if (this.waiting > 0) {
@@ -670,7 +678,7 @@ export class NeuralRuntime extends EventEmitter {
     const stop = t.current;
     const history = t.history();
     const key = historyKey(history);
-    const action = PREFETCH_ACTIONS.find((a) => t.known(a) === undefined && !tried(stop.prefetched, a, key));
+    const action = PREFETCH_ACTIONS.find((a) => guessable(a, stop.state) && t.known(a) === undefined && !tried(stop.prefetched, a, key));
     if (!action) return;
     const position = t.position;
     this.emit('prefetch', { phase: 'start', action: action.kind, position } satisfies PrefetchEvent);
@@ -680,14 +688,14 @@ export class NeuralRuntime extends EventEmitter {
     this.guessInFlight = abort;
     try {
       const prediction = await this.predictor.predict(history, action, { signal: abort.signal });
-      (stop.prefetched ??= new Map()).set(actionKey(action), { history: key, prediction });
+      t.storeGuess(stop, action, { history: key, prediction });
       this.prefetchCounters.predicted++;
     } catch (err) {
       ok = false;
       // Overtaken by a command: nothing learned, it may be guessed again later. Otherwise a
       // failed guess is remembered as failed (not retried); the key press predicts and reports the error.
       if (err instanceof DecodeAbortedError) this.prefetchCounters.yielded++;
-      else (stop.prefetched ??= new Map()).set(actionKey(action), { history: key });
+      else t.storeGuess(stop, action, { history: key });
     } finally {
       this.guessInFlight = null;
     }
@@ -695,10 +703,11 @@ export class NeuralRuntime extends EventEmitter {
     this.schedulePrefetch();
   }
 
-  /** The current stop's valid guess for `action` (counted as a hit or a miss), if prefetch is on. */
+  /** The current stop's valid guess for `action` (counted as a hit or a miss where guessable), if prefetch is on. */
   private takeGuess(action: Action): Prediction | undefined {
-    if (!this.prefetchOn() || !isPrefetchAction(action)) return undefined;
-    const guess = validGuess(this.timeline.current.prefetched, action, historyKey(this.timeline.history()));
+    const stop = this.timeline.current;
+    if (!this.prefetchOn() || !guessable(action, stop.state)) return undefined;
+    const guess = validGuess(stop.prefetched, action, historyKey(this.timeline.history()));
     if (guess) this.prefetchCounters.hits++;
     else this.prefetchCounters.misses++;
     return guess;

@@ -11,7 +11,7 @@
 import type { Action, Exit, State } from '../grammar/state.js';
 import type { ExitConfidence, StateConfidence } from '../model-client/confidence.js';
 import type { HistoryEntry, Origin, PredictionStats, Vote } from '../model-client/predictor.js';
-import type { PrefetchMap } from './prefetch.js';
+import { actionKey, GUESSED_STOPS_KEPT, type Prefetched, type PrefetchMap } from './prefetch.js';
 
 /** A user error the client should show as is (bad input, nothing to do). */
 export class RuntimeError extends Error {
@@ -33,7 +33,10 @@ export interface Stop {
   edited: string[];
   /** Stops before the timeline's first that the model inferred by stepping back. */
   inferredBackward?: boolean;
-  /** Background guesses of the next actions from this stop (adapter/prefetch.ts). */
+  /**
+   * Background guesses of the next actions from this stop (adapter/prefetch.ts); only the
+   * stops guessed from most recently keep theirs (Timeline.storeGuess).
+   */
   prefetched?: PrefetchMap;
 }
 
@@ -55,6 +58,11 @@ export class Timeline {
   /** Index of the current stop; with `atEnd`, the run has ended after the last stop. */
   position = 0;
   atEnd = false;
+  /**
+   * The stops holding guesses, the one guessed from least recently first: at most
+   * GUESSED_STOPS_KEPT, so that guesses (a cache) do not pile up over a long session.
+   */
+  private readonly guessing: Stop[] = [];
 
   get current(): Stop {
     const stop = this.stops[this.position];
@@ -68,6 +76,7 @@ export class Timeline {
 
   reset(first: Stop | null, end: End | null): void {
     this.stops.length = 0;
+    this.guessing.length = 0;
     if (first) this.stops.push(first);
     this.end = end;
     this.position = 0;
@@ -91,6 +100,10 @@ export class Timeline {
    * current stop's guesses stay (its past is unchanged): the stops dropped take theirs along.
    */
   truncate(): void {
+    if (this.stops.length > this.position + 1) {
+      const dropped = new Set(this.stops.slice(this.position + 1));
+      this.forget((s) => dropped.has(s));
+    }
     this.stops.length = this.position + 1;
     this.end = null;
     delete this.current.action;
@@ -99,6 +112,34 @@ export class Timeline {
   /** Drops every stop's guesses: the past they were made from has changed (a stop put before the first). */
   dropPrefetches(): void {
     for (const stop of this.stops) delete stop.prefetched;
+    this.guessing.length = 0;
+  }
+
+  /** Drops one stop's guesses (its state changed). */
+  dropGuesses(stop: Stop): void {
+    delete stop.prefetched;
+    this.forget((s) => s === stop);
+  }
+
+  /**
+   * Stores a guess (or a failed try) for `action` on `stop`. The stop becomes the latest one
+   * guessed from; past GUESSED_STOPS_KEPT such stops, the one guessed from least recently
+   * loses its guesses (a press there is then predicted, as without prefetch).
+   */
+  storeGuess(stop: Stop, action: Action, guess: Prefetched): void {
+    (stop.prefetched ??= new Map()).set(actionKey(action), guess);
+    this.forget((s) => s === stop);
+    this.guessing.push(stop);
+    while (this.guessing.length > GUESSED_STOPS_KEPT) delete this.guessing.shift()!.prefetched;
+  }
+
+  /** Stops holding guesses (bench/ and tests watch it stay small). */
+  get stopsWithGuesses(): number {
+    return this.guessing.length;
+  }
+
+  private forget(match: (s: Stop) => boolean): void {
+    for (let i = this.guessing.length - 1; i >= 0; i--) if (match(this.guessing[i]!)) this.guessing.splice(i, 1);
   }
 
   /** The states from the first stop to the current one, with the actions taken between. */

@@ -11,7 +11,9 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { NeuralRuntime, RuntimeError, type StopEvent } from '../adapter/runtime.js';
+import { GUESSED_STOPS_KEPT } from '../adapter/prefetch.js';
+import { NeuralRuntime, type PrefetchEvent, RuntimeError, type StopEvent } from '../adapter/runtime.js';
+import type { State } from '../grammar/state.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { TracerPredictor } from '../model-client/tracer-predictor.js';
 
@@ -147,6 +149,98 @@ describe('runtime on the real run', () => {
     await expect(rt.launch({ program: bad, entry: 'f', args: '' })).rejects.toThrow(/SyntaxError at line 1/);
     await expect(rt.launch({ program: file, entry: 'count', args: "'b', 'b'" })).resolves.toMatchObject({ reason: 'entry' });
     await expect(rt.setVariable('nope', '1')).rejects.toBeInstanceOf(RuntimeError);
+  });
+});
+
+describe('prefetch on the real run', () => {
+  /** The guesses stored (not failed), as `position action`, in the order they were made. */
+  function guessLog(rt: NeuralRuntime): string[] {
+    const log: string[] = [];
+    rt.on('prefetch', (e: PrefetchEvent) => {
+      if (e.phase === 'end' && e.ok) log.push(`${e.position} ${e.action}`);
+    });
+    return log;
+  }
+
+  it('guesses step out last and only inside a call, and serves the press from the guess', async () => {
+    const walk = async (prefetch: boolean) => {
+      const rt = tracerRuntime();
+      const log = guessLog(rt);
+      const seen: { state: State; prefetched: boolean }[] = [];
+      const look = async (event: Promise<StopEvent>) => {
+        const e = await event;
+        seen.push({ state: rt.current!.state, prefetched: e.prefetched === true });
+        await rt.idle(); // the user looks at the stop: the guesses run
+      };
+      await look(rt.launch({ program: file, entry: 'count', args: "'ab', 'b'", prefetch }));
+      for (let i = 0; i < 4; i++) await look(rt.stepIn()); // to is_match's call
+      await look(rt.stepOut()); // to is_match's return
+      await look(rt.stepOut()); // from the return up to the caller
+      return { rt, log, seen };
+    };
+    const on = await walk(true);
+    const off = await walk(false);
+    expect(on.seen.map((s) => s.state)).toEqual(off.seen.map((s) => s.state));
+    expect(off.log).toEqual([]);
+    const functions = (i: number) => on.seen[i]!.state.stack.map((f) => f.function);
+    expect(functions(4)).toEqual(['count', 'is_match']);
+    expect(on.seen[5]!.state).toMatchObject({ event: 'return', value: 'False' });
+    expect(functions(5)).toEqual(['count', 'is_match']);
+    expect(functions(6)).toEqual(['count']);
+    // At the outermost frame: step over and step into. Inside the call: step out too, last.
+    expect(on.log.filter((g) => g.startsWith('0 '))).toEqual(['0 step_over', '0 step_into']);
+    expect(on.log.filter((g) => g.startsWith('4 '))).toEqual(['4 step_over', '4 step_into', '4 step_return']);
+    expect(on.log.filter((g) => g.endsWith('step_return'))).toEqual(['4 step_return', '5 step_return']);
+    // Every press was guessed first: the step outs too.
+    expect(on.seen.map((s) => s.prefetched)).toEqual([false, true, true, true, true, true, true]);
+    expect(on.rt.prefetchCounters).toMatchObject({ hits: 6, misses: 0 });
+    await on.rt.close();
+    await off.rt.close();
+  });
+
+  it('a step out at the outermost frame is not guessed, nor counted as a miss', async () => {
+    const rt = tracerRuntime();
+    const log = guessLog(rt);
+    await rt.launch({ program: file, entry: 'count', args: "'ab', 'b'" });
+    await rt.idle();
+    const out = await rt.stepOut();
+    expect(out.prefetched).toBeUndefined();
+    expect(rt.current!.state).toMatchObject({ event: 'return', value: '1' });
+    expect(log.some((g) => g.endsWith('step_return'))).toBe(false);
+    expect(rt.prefetchCounters).toMatchObject({ hits: 0, misses: 0 });
+    await rt.close();
+  });
+
+  it('a long walk: only the latest stops keep their guesses (a fingerprint of the history each), every stop stays', async () => {
+    const rt = tracerRuntime();
+    await rt.launch({ program: file, entry: 'count', args: "'abcabcabcabc', 'b'" });
+    await rt.idle();
+    const presses = 40;
+    for (let i = 0; i < presses; i++) {
+      await rt.stepIn();
+      await rt.idle();
+    }
+    const t = rt.timeline;
+    expect(t.stops.length).toBe(presses + 1);
+    const holding = t.stops.flatMap((s, i) => (s.prefetched ? [i] : []));
+    expect(holding).toEqual(Array.from({ length: GUESSED_STOPS_KEPT }, (_, k) => presses + 1 - GUESSED_STOPS_KEPT + k));
+    expect(t.stopsWithGuesses).toBe(GUESSED_STOPS_KEPT);
+    // A guess keeps a fixed-size fingerprint of its history, not the history (which grows with the walk).
+    for (const stop of t.stops) for (const g of stop.prefetched?.values() ?? []) expect(g.history.length).toBeLessThan(64);
+    // Back to a recent stop, another action than the timeline took: served from the guess made there.
+    await rt.stepBack();
+    await rt.stepBack();
+    await rt.idle();
+    const misses = rt.prefetchCounters.misses;
+    expect((await rt.stepOver()).prefetched).toBe(true);
+    // Back at the first stop (its guesses long dropped; the press comes before any new one): predicted, as without prefetch.
+    await rt.reverseContinue();
+    expect(rt.current!.state.event).toBe('call');
+    const first = await rt.stepOver();
+    expect(first.prefetched).toBeUndefined();
+    expect(rt.prefetchCounters.misses).toBe(misses + 1);
+    expect(rt.current!.state.line).toBe(6);
+    await rt.close();
   });
 });
 

@@ -2,8 +2,8 @@
  * Prefetch (adapter/prefetch.ts, adapter/runtime.ts) on the shipped model: under greedy
  * decoding a session that serves key presses from background guesses shows exactly the states
  * of one that predicts every press, through steps, a step back, a different step from there
- * and an edited variable; and a background guess never holds up a different command for
- * longer than the one guess in flight.
+ * and an edited variable, and through step outs of a call (guessed inside a call only); and a
+ * background guess never holds up a different command for longer than the one guess in flight.
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -15,6 +15,8 @@ const MODEL_DIR = process.env.NDB_TEST_MODEL ?? 'models/default';
 const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
 const COUNT = resolve('examples/count.py');
 const LAUNCH = { program: COUNT, entry: 'count', args: "'berry', 'r'" };
+const SHAPES = resolve('examples/shapes.py');
+const SHAPES_LAUNCH = { program: SHAPES, entry: 'total_area', args: "[('square', 2), ('rect', (2, 3))]" };
 /** Slack for the event loop and the bookkeeping around a prediction on a loaded 2-core machine. */
 const SLACK_MS = 150;
 
@@ -50,6 +52,42 @@ async function walk(rt: NeuralRuntime, prefetch: boolean): Promise<Seen[]> {
   return seen;
 }
 
+interface SeenPress extends Seen {
+  command: string;
+  /** Frames on the stack at the stop the command was pressed at. */
+  fromDepth: number;
+}
+
+/**
+ * A session through a call and out of it: step into shapes.py's list comprehension (the
+ * shipped model enters its frame), step out, step out again, back, another way in, out.
+ */
+async function walkOut(rt: NeuralRuntime, prefetch: boolean): Promise<SeenPress[]> {
+  const seen: SeenPress[] = [];
+  const press = async (command: string, event: () => Promise<StopEvent>) => {
+    const fromDepth = rt.current?.state.stack.length ?? 0;
+    const e = await event();
+    seen.push({ command, fromDepth, state: JSON.stringify(rt.ended?.exit ?? rt.current?.state), prefetched: e.prefetched === true });
+    await rt.idle(); // the user looks at the stop: the guesses run
+  };
+  await press('launch', () => rt.launch({ ...SHAPES_LAUNCH, prefetch }));
+  for (const [command, event] of [
+    ['in', () => rt.stepIn()],
+    ['in', () => rt.stepIn()],
+    ['in', () => rt.stepIn()],
+    ['out', () => rt.stepOut()],
+    ['out', () => rt.stepOut()],
+    ['back', () => rt.stepBack()],
+    ['back', () => rt.stepBack()],
+    ['in', () => rt.stepIn()],
+    ['out', () => rt.stepOut()],
+  ] as const) {
+    if (rt.ended) break;
+    await press(command, event);
+  }
+  return seen;
+}
+
 describe.skipIf(!HAS_MODEL)('prefetch on the shipped model', () => {
   let predictor: NeuralPredictor;
   beforeAll(async () => {
@@ -74,6 +112,28 @@ describe.skipIf(!HAS_MODEL)('prefetch on the shipped model', () => {
     expect(on.prefetchCounters.predicted).toBeGreaterThanOrEqual(on.prefetchCounters.hits);
   }, 240_000);
 
+  it('a step out inside a call is served from its guess and gives the stop a session without prefetch gives (greedy)', async () => {
+    const on = new NeuralRuntime(predictor);
+    /** Stack depth of the stop each step-out guess was made from. */
+    const guessedFrom: number[] = [];
+    on.on('prefetch', (e: PrefetchEvent) => {
+      if (e.phase === 'start' && e.action === 'step_return') guessedFrom.push(on.timeline.stops[e.position]!.state.stack.length);
+    });
+    const withPrefetch = await walkOut(on, true);
+    await on.close();
+    const off = new NeuralRuntime(predictor);
+    const withoutPrefetch = await walkOut(off, false);
+    await off.close();
+    expect(withPrefetch.map((s) => [s.command, s.state])).toEqual(withoutPrefetch.map((s) => [s.command, s.state]));
+    expect(withoutPrefetch.some((s) => s.prefetched)).toBe(false);
+    // Step out is guessed inside a call only, and every step out pressed inside one was served from its guess.
+    expect(guessedFrom.length).toBeGreaterThan(0);
+    expect(guessedFrom.every((depth) => depth > 1)).toBe(true);
+    const outsInside = withPrefetch.filter((s) => s.command === 'out' && s.fromDepth > 1);
+    expect(outsInside.length).toBeGreaterThanOrEqual(2);
+    expect(outsInside.every((s) => s.prefetched)).toBe(true);
+  }, 240_000);
+
   it('a different command waits at most for the one guess in flight', async () => {
     const rt = new NeuralRuntime(predictor);
     const events: (PrefetchEvent & { at: number })[] = [];
@@ -82,7 +142,7 @@ describe.skipIf(!HAS_MODEL)('prefetch on the shipped model', () => {
     await rt.launch(LAUNCH);
     await firstGuess; // a guess (step over) is in flight now
     const sent = performance.now();
-    const stop = await rt.stepOut(); // not a guessed action: it must be predicted
+    const stop = await rt.stepOut(); // not guessed at the outermost frame (the entry's call): it must be predicted
     const answered = performance.now();
     expect(stop.prefetched).toBeUndefined();
     // No guess started while the command waited or ran...
