@@ -245,8 +245,13 @@ const COUNT = [
 const COUNT_LINES = { first: 1, last: 7 }; // the function's 1-based lines
 
 /** A loop long enough that its run is still being predicted when the test acts. */
+/**
+ * A run the model keeps predicting until the language server's step cap (it ends loops with an
+ * exit in sight after an iteration or two; one without keeps it going, as examples/ticks.py
+ * does for bench:memory), so that a prediction is still running when the test acts.
+ */
 const LONG_LOOP = (tag: string) =>
-  ['def total(k):', `    """${tag}"""`, '    acc = 0', '    for i in range(k):', '        acc += i', '        acc -= 1', '        acc += 2', '    return acc', '', '# ndb: total(60)', ''].join('\n');
+  ['def total(k):', `    """${tag}"""`, '    acc = 0', '    while True:', '        acc = acc + 1', '        k = k - 1', '        rate = acc // k', '', '# ndb: total(1000)', ''].join('\n');
 
 const lineNumbers = (markdown: string) => [...markdown.matchAll(/line (\d+)/g)].map((m) => Number(m[1]));
 
