@@ -44,6 +44,7 @@ const LaunchArgsSchema = z
     inferArgs: z.boolean().optional(),
     model: z.string().min(1).optional(),
     device: z.enum(['cpu', 'cuda']).optional(),
+    precision: z.enum(['fp32', 'int8']).optional(),
     samples: z.number().int().min(1).max(64).optional(),
     temperature: z.number().min(0).optional(),
     stopOnEntry: z.boolean().optional(),
@@ -176,9 +177,9 @@ export class NeuralDebugSession extends DebugSession {
     return runtime;
   }
 
-  /** Loads a model once per folder and device, behind a progress bar where the client has them. */
+  /** Loads a model once per folder, device and precision, behind a progress bar where the client has them. */
   private predictorFor(args: LaunchArgs): Promise<LoadedPredictor> {
-    const key = `${args.model ?? ''}\n${args.device ?? 'cpu'}`;
+    const key = `${args.model ?? ''}\n${args.device ?? 'cpu'}\n${args.precision ?? 'fp32'}`;
     let loading = this.predictors.get(key);
     if (!loading) {
       const load = this.options.loadPredictor ?? loadPredictor;
@@ -186,6 +187,7 @@ export class NeuralDebugSession extends DebugSession {
         load({
           ...(args.model === undefined ? {} : { model: args.model }),
           ...(args.device === undefined ? {} : { device: args.device }),
+          ...(args.precision === undefined ? {} : { precision: args.precision }),
           onWarning: (message) => this.sendEvent(new OutputEvent(`${message}\n`, 'console')),
         }),
       );

@@ -25,7 +25,7 @@ import { TraceFailure } from '../adapter/verifier.js';
 import { MORE_LOCALS_KEY } from '../grammar/truncate.js';
 import { applyVerification, endLine, localsLines, localViews, prettyRepr, sourceLines, stopLines, whereLines } from './debug-format.js';
 
-export const DEBUG_USAGE = `  ndb debug FILE [--entry NAME (--args 'PYTHON LITERALS' | --infer-args)] [--model DIR] [--device cpu|cuda]
+export const DEBUG_USAGE = `  ndb debug FILE [--entry NAME (--args 'PYTHON LITERALS' | --infer-args)] [--model DIR] [--device cpu|cuda] [--precision fp32|int8]
             [--samples N] [--temperature T] [--verify]
       Debug FILE interactively with pdb's commands (help lists them); the model predicts every
       state and the program never runs (--verify runs it once, to flag what the model got wrong).
@@ -68,6 +68,7 @@ export async function debugCommand(argv: string[], fail: (message: string) => Er
       'infer-args': { type: 'boolean', default: false },
       model: { type: 'string' },
       device: { type: 'string' },
+      precision: { type: 'string' },
       samples: { type: 'string' },
       temperature: { type: 'string' },
       verify: { type: 'boolean', default: false },
@@ -92,7 +93,7 @@ export async function debugCommand(argv: string[], fail: (message: string) => Er
     ...(values.verify ? { verify: true } : {}),
   };
   const predictor = await userErrors(fail, () =>
-    loadPredictor({ ...(values.model ? { model: values.model } : {}), ...(values.device ? { device: values.device } : {}), onWarning: (m) => process.stderr.write(`ndb: warning: ${m}\n`) }),
+    loadPredictor({ ...(values.model ? { model: values.model } : {}), ...(values.device ? { device: values.device } : {}), ...(values.precision ? { precision: values.precision } : {}), onWarning: (m) => process.stderr.write(`ndb: warning: ${m}\n`) }),
   );
   const runtime = new NeuralRuntime(predictor);
   try {

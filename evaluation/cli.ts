@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ProgressBar } from '../cli/progress.js';
-import { defaultModelDir, ModelFolderError, packageRoot } from '../model-client/model-folder.js';
+import { defaultModelDir, ModelFolderError, packageRoot, type Precision } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { PartialFrameDecoder } from '../model-client/partial-frame.js';
 import { NextLineBaseline } from './baselines.js';
@@ -17,14 +17,14 @@ import { evaluateStates, formatStates } from './states.js';
 export const EVAL_USAGE = `  ndb eval make-heldout --data DATASET_DIR --out FILE.jsonl [--limit N]
       Write a CruxEval-format held-out set (code, input, output, id) from a dataset's test
       split: synthetic programs, entry renamed to f, outputs confirmed by real Python.
-  ndb eval states [--data FILE.jsonl] [--limit N] [--json] [--model DIR]
+  ndb eval states [--data FILE.jsonl] [--limit N] [--json] [--model DIR] [--precision fp32|int8]
       Next-state prediction on real runs of the held-out programs, per action and per
       component, for the model and the baseline (same locals, next line).
   ndb eval cruxeval --task output|input [--data FILE.jsonl] [--limit N] [--json] [--model DIR]
-                    [--method step_return|breakpoint]
+                    [--method step_return|breakpoint] [--precision fp32|int8]
       CruxEval's protocol with the neural debugger, checked by real Python; pass@1 for the
       model and a trivial baseline. --data defaults to evaluation/heldout.jsonl, --model to
-      models/default.
+      models/default, --precision to fp32 (int8: the model folder's int8 file).
 `;
 
 type UsageErrorFactory = (message: string) => Error;
@@ -45,10 +45,15 @@ async function loadRows(file: string | undefined, limit: number | undefined, usa
   return (await readHeldout(path)).slice(0, limit);
 }
 
-/** The model, on one intra-op thread: at this size a second one is no faster (training/README.md). */
-async function loadModel(dir: string, usage: UsageErrorFactory): Promise<NeuralPredictor> {
+function precisionOf(value: string | undefined, usage: UsageErrorFactory): Precision {
+  if (value === undefined || value === 'fp32' || value === 'int8') return value ?? 'fp32';
+  throw usage(`--precision must be fp32 or int8, got ${JSON.stringify(value)}`);
+}
+
+/** The model, on one intra-op thread: at this size a second one is no faster (README, fast stepping). */
+async function loadModel(dir: string, precision: Precision, usage: UsageErrorFactory): Promise<NeuralPredictor> {
   try {
-    return await NeuralPredictor.load(dir, { threads: 1 });
+    return await NeuralPredictor.load(dir, { threads: 1, precision });
   } catch (err) {
     throw err instanceof ModelFolderError ? usage(err.message) : err;
   }
@@ -73,11 +78,11 @@ async function makeHeldoutCommand(argv: string[], usage: UsageErrorFactory): Pro
 async function statesCommand(argv: string[], usage: UsageErrorFactory): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { data: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean', default: false }, model: { type: 'string' } },
+    options: { data: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean', default: false }, model: { type: 'string' }, precision: { type: 'string' } },
   });
   const rows = await loadRows(values.data, limitOf(values.limit, usage), usage);
   const dir = values.model ?? defaultModelDir();
-  const model = await loadModel(dir, usage);
+  const model = await loadModel(dir, precisionOf(values.precision, usage), usage);
   try {
     const bar = new ProgressBar('programs', rows.length);
     const report = await evaluateStates(
@@ -105,6 +110,7 @@ async function cruxevalCommand(argv: string[], usage: UsageErrorFactory): Promis
       limit: { type: 'string' },
       json: { type: 'boolean', default: false },
       model: { type: 'string' },
+      precision: { type: 'string' },
     },
   });
   const task = values.task;
@@ -114,7 +120,7 @@ async function cruxevalCommand(argv: string[], usage: UsageErrorFactory): Promis
   if (values.method !== undefined && task === 'input') throw usage('--method applies to --task output only');
   const rows = await loadRows(values.data, limitOf(values.limit, usage), usage);
   const dir = values.model ?? defaultModelDir();
-  const model = await loadModel(dir, usage);
+  const model = await loadModel(dir, precisionOf(values.precision, usage), usage);
   try {
     const frames = await PartialFrameDecoder.load(model, dir);
     const bar = new ProgressBar(`cruxeval ${task}`, rows.length);

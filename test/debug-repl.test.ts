@@ -210,6 +210,12 @@ describe.skipIf(!HAS_MODEL)('ndb debug on the shipped model', () => {
     if (end![1] !== 'returned 2') expect(out[5]).toContain('verify: the real run returned 2');
   });
 
+  it('debugs on the int8 model when asked (--precision int8)', () => {
+    const r = ndbDebug([EXAMPLE, '--entry', 'count', '--args', "'rr', 'r'", '--precision', 'int8'], ['s', 'n', 'q']);
+    expect(r.code).toBe(0);
+    expect(expectConsistentStops(chunks(r.stdout).join("\n"))).toBe(3);
+  });
+
   it('debugs a module top level', () => {
     const r = ndbDebug([join(ROOT, 'examples', 'shapes.py')], ['n', 'w', 'q']);
     expect(r.code).toBe(0);
@@ -229,6 +235,7 @@ describe.skipIf(!HAS_MODEL)('ndb debug: bad input at launch', () => {
     ['a missing model folder', [EXAMPLE, '--entry', 'count', '--args', "'a', 'b'", '--model', join(dir, 'no-model')], /no model folder at/],
     ['a missing program', [join(dir, 'missing.py')], /cannot read the program/],
     ['a bad --samples', [EXAMPLE, '--samples', 'many'], /--samples must be a positive integer/],
+    ['an unknown --precision', [EXAMPLE, '--precision', 'fp16'], /unknown precision "fp16": use fp32 or int8/],
   ])('%s: one clear line, exit code 2', (_name, args, pattern) => {
     const r = ndbDebug(args, ['q']);
     expect(r.code).toBe(2);

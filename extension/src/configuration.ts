@@ -92,7 +92,7 @@ export function withSettings(config: vscode.DebugConfiguration, settings: vscode
   const model = settings.get<string>('model', '').trim();
   if (out.model === undefined && model !== '') out.model = model;
   if (out.model === '') delete out.model;
-  for (const key of ['device', 'samples', 'temperature', 'verify'] as const) {
+  for (const key of ['device', 'precision', 'samples', 'temperature', 'verify'] as const) {
     const value = settings.get(key);
     if (out[key] === undefined && value !== undefined && value !== null) out[key] = value;
   }
