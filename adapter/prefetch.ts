@@ -25,7 +25,7 @@ import type { HistoryEntry, Prediction } from '../model-client/predictor.js';
 
 /**
  * The key presses guessed, likeliest first: a guess runs at a time, the first matters most.
- * Step out comes last, and only from inside a call (guessable).
+ * Step out comes last, and not at a module's top level (guessable).
  */
 export const PREFETCH_ACTIONS: readonly ForwardAction[] = [{ kind: 'step_over' }, { kind: 'step_into' }, { kind: 'step_return' }];
 
@@ -36,15 +36,15 @@ export const PREFETCH_ACTIONS: readonly ForwardAction[] = [{ kind: 'step_over' }
 export const GUESSED_STOPS_KEPT = 16;
 
 /**
- * Whether a press of `action` at a stop in `state` is guessed. Step out is, only inside a
- * call (the stack holds more than the outermost frame, the entry's or the module's): at the
- * outermost frame there is no caller to step out to: the press (which the runtime still
- * hands to the model, as it does any press it has not seen) means the rest of the debugged
- * function, to its return or past it to the end of the run, a rarely wanted guess that would
- * cost a prediction at every stop of a session that never enters a call.
+ * Whether a press of `action` at a stop in `state` is guessed. Step out is, except in a
+ * module's top-level frame: there it means the rest of the whole run, a rarely wanted guess
+ * that would cost a prediction at every stop. In the debugged function's own frame it runs
+ * to that function's return (its value: what a user most often wants to see next), and
+ * inside a call, to the caller.
  */
 export function guessable(action: Action, state: State): boolean {
-  return isPrefetchAction(action) && (action.kind !== 'step_return' || state.stack.length > 1);
+  if (!isPrefetchAction(action)) return false;
+  return action.kind !== 'step_return' || state.stack.length > 1 || state.stack[0]?.function !== '<module>';
 }
 
 export interface Prefetched {

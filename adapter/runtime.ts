@@ -12,12 +12,12 @@
  * two predictions.
  *
  * Prefetch (adapter/prefetch.ts): once a command is done and none waits, the runtime guesses
- * where step over, step into and (inside a call) step out lead from the current stop, in that
+ * where step over, step into and step out lead from the current stop, in that
  * order, one guess at a time through the same queue, and a key press that matches a guess is
  * served from it. No guess starts while a command waits, and a command that arrives aborts
  * the guess in flight at its next forward pass, so a command waits at most for the one
- * forward pass in flight. Step out is guessed last, and only where the stack holds more than
- * the outermost frame (adapter/prefetch.ts, guessable). Only the stops guessed from most
+ * forward pass in flight. Step out is guessed last, and not in a module's top-level frame
+ * (adapter/prefetch.ts, guessable). Only the stops guessed from most
  * recently keep their guesses (adapter/timeline.ts), so a long session does not pile them up.
  *
  * Events:

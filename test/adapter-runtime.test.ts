@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GUESSED_STOPS_KEPT } from '../adapter/prefetch.js';
 import { NeuralRuntime, type PrefetchEvent, RuntimeError, type StopEvent } from '../adapter/runtime.js';
@@ -162,7 +162,7 @@ describe('prefetch on the real run', () => {
     return log;
   }
 
-  it('guesses step out last and only inside a call, and serves the press from the guess', async () => {
+  it('guesses step out last, in the entry function and inside a call, and serves the press from the guess', async () => {
     const walk = async (prefetch: boolean) => {
       const rt = tracerRuntime();
       const log = guessLog(rt);
@@ -187,10 +187,9 @@ describe('prefetch on the real run', () => {
     expect(on.seen[5]!.state).toMatchObject({ event: 'return', value: 'False' });
     expect(functions(5)).toEqual(['count', 'is_match']);
     expect(functions(6)).toEqual(['count']);
-    // At the outermost frame: step over and step into. Inside the call: step out too, last.
-    expect(on.log.filter((g) => g.startsWith('0 '))).toEqual(['0 step_over', '0 step_into']);
+    // In the entry function and inside the call alike: step over, step into, then step out.
+    expect(on.log.filter((g) => g.startsWith('0 '))).toEqual(['0 step_over', '0 step_into', '0 step_return']);
     expect(on.log.filter((g) => g.startsWith('4 '))).toEqual(['4 step_over', '4 step_into', '4 step_return']);
-    expect(on.log.filter((g) => g.endsWith('step_return'))).toEqual(['4 step_return', '5 step_return']);
     // Every press was guessed first: the step outs too.
     expect(on.seen.map((s) => s.prefetched)).toEqual([false, true, true, true, true, true, true]);
     expect(on.rt.prefetchCounters).toMatchObject({ hits: 6, misses: 0 });
@@ -198,17 +197,27 @@ describe('prefetch on the real run', () => {
     await off.rt.close();
   });
 
-  it('a step out at the outermost frame is not guessed, nor counted as a miss', async () => {
+  it('a step out in the entry function is served from its guess (its return); at a module top level it is not guessed, nor counted', async () => {
     const rt = tracerRuntime();
-    const log = guessLog(rt);
     await rt.launch({ program: file, entry: 'count', args: "'ab', 'b'" });
     await rt.idle();
     const out = await rt.stepOut();
-    expect(out.prefetched).toBeUndefined();
+    expect(out.prefetched).toBe(true);
     expect(rt.current!.state).toMatchObject({ event: 'return', value: '1' });
-    expect(log.some((g) => g.endsWith('step_return'))).toBe(false);
-    expect(rt.prefetchCounters).toMatchObject({ hits: 0, misses: 0 });
     await rt.close();
+
+    const top = tracerRuntime();
+    const log = guessLog(top);
+    const moduleFile = join(dirname(file), 'top.py');
+    await writeFile(moduleFile, 'x = 1\ny = x + 1\nprint(y)\n');
+    await top.launch({ program: moduleFile });
+    await top.idle();
+    expect(log.length).toBeGreaterThan(0);
+    expect(log.some((g) => g.endsWith('step_return'))).toBe(false);
+    const end = await top.stepOut();
+    expect(end.prefetched).toBeUndefined();
+    expect(top.prefetchCounters).toMatchObject({ hits: 0, misses: 0 });
+    await top.close();
   });
 
   it('a long walk: only the latest stops keep their guesses (a fingerprint of the history each), every stop stays', async () => {
