@@ -71,7 +71,7 @@ const bandwidthBefore = measureBandwidth();
 const folder = await loadModelFolder(defaultModelDir());
 const weightBytes = statSync(folder.onnxPath).size;
 const dir = await mkdtemp(join(tmpdir(), 'ndb-bench-'));
-const programs = await benchPrograms(ROOT, dir, rows, quick ? 1 : 2);
+const programs = await benchPrograms(ROOT, dir, rows, quick ? 1 : 3);
 const sessions: SessionResult[] = [];
 const started = performance.now();
 for (const [i, program] of programs.entries()) {
