@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { defaultModelDir, type Precision } from '../model-client/model-folder.js';
+import { defaultModelDir, isPrecision, type Precision } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import type { Provider } from '../model-client/session.js';
 
@@ -38,7 +38,8 @@ export function parseDevice(device: string | undefined): Provider {
 }
 
 export function parsePrecision(precision: string | undefined): Precision {
-  if (precision === undefined || precision === 'fp32' || precision === 'int8') return precision ?? 'fp32';
+  if (precision === undefined) return 'fp32';
+  if (isPrecision(precision)) return precision;
   throw new ModelNotFoundError(`unknown precision ${JSON.stringify(precision)}: use fp32 or int8`);
 }
 

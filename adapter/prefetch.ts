@@ -1,7 +1,6 @@
 /**
  * Prefetch: while the user looks at a stop, the runtime predicts where the likely next key
- * presses (step over, step into, and inside a call step out) lead, so that the press is
- * answered at once.
+ * presses (step over, step into, step out) lead, so that the press is answered at once.
  *
  * This module holds what the runtime (adapter/runtime.ts) needs for it apart from the
  * scheduling: which actions to guess from which stop, how a guess is stored on its stop, and

@@ -61,8 +61,8 @@ export interface LaunchOptions {
   /** Most predictions one continue or until may take before it pauses (default 200). */
   maxSteps?: number;
   /**
-   * Guess the next step over, step into and (inside a call) step out in the background while
-   * stopped (default true). Only with greedy decoding (samples 1), where a guess is exactly
+   * Guess the next step over, step into and step out (not at a module's top level) in the
+   * background while stopped (default true). Only with greedy decoding (samples 1), where a guess is exactly
    * what the press would get.
    */
   prefetch?: boolean;

@@ -18,11 +18,10 @@
  * confidence to give. A model frame's numbers are NaN (not measured) and it has no per-local
  * entries (the Variables view then shows none); they are not made up.
  */
-import { readFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { AutoModelForCausalLM, env, type PreTrainedModel, Tensor } from '@huggingface/transformers';
 import type { TraceTokenizer } from '../data-pipeline/tokenizer.js';
-import { parseFrame, parseTrajectory } from '../grammar/parse.js';
+import { parseExitFrame, parseFrame } from '../grammar/parse.js';
 import { serializeContext } from '../grammar/serialize.js';
 import type { Action, Direction, Exit, State } from '../grammar/state.js';
 import { TOKENS } from '../grammar/tokens.js';
@@ -54,21 +53,11 @@ export function parseGenerated(text: string, prev: State | undefined, action: Ac
       const { direction, state } = parseFrame(text.slice(0, -TOKENS.actionSep.length), prev, action ?? undefined);
       return { kind: 'state', direction, state };
     }
-    if (text.endsWith(TOKENS.traceEnd)) {
-      const t = parseTrajectory(TOKENS.beginOfText + TOKENS.traceContextStart + TOKENS.frameSep + text + TOKENS.endOfText);
-      if (t.exit) return { kind: 'exit', exit: t.exit };
-    }
+    if (text.endsWith(TOKENS.traceEnd)) return { kind: 'exit', exit: parseExitFrame(text) };
   } catch (err) {
     throw new Error(`generate() wrote a frame that does not parse (${(err as Error).message}): ${shown}`);
   }
   throw new Error(`generate() wrote no whole frame (it must end with ${TOKENS.actionSep} or, for the run's end, ${TOKENS.traceEnd}): ${shown}`);
-}
-
-/** The ONNX file for transformers.js, relative to the folder: config.json's ndb.onnx.hf, or onnx/model.onnx. */
-async function hfOnnxFile(dir: string): Promise<string> {
-  const config = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as { ndb?: { onnx?: { hf?: unknown } } };
-  const hf = config.ndb?.onnx?.hf;
-  return typeof hf === 'string' && hf.endsWith('.onnx') ? hf : 'onnx/model.onnx';
 }
 
 export class GeneratePredictor implements Predictor {
@@ -91,7 +80,7 @@ export class GeneratePredictor implements Predictor {
     const threads = opts.threads ?? 1;
     // The export in the layout transformers.js expects (present.* outputs): config.json's
     // ndb.onnx.hf, onnx/model.onnx by default.
-    const hf = await hfOnnxFile(folder.dir);
+    const hf = folder.config.ndb?.onnx?.hf ?? 'onnx/model.onnx';
     const model = await AutoModelForCausalLM.from_pretrained(basename(folder.dir), {
       dtype: 'fp32',
       local_files_only: true,

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ProgressBar } from '../cli/progress.js';
-import { defaultModelDir, ModelFolderError, packageRoot, type Precision } from '../model-client/model-folder.js';
+import { defaultModelDir, isPrecision, ModelFolderError, packageRoot, type Precision } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { PartialFrameDecoder } from '../model-client/partial-frame.js';
 import { NextLineBaseline } from './baselines.js';
@@ -46,7 +46,8 @@ async function loadRows(file: string | undefined, limit: number | undefined, usa
 }
 
 function precisionOf(value: string | undefined, usage: UsageErrorFactory): Precision {
-  if (value === undefined || value === 'fp32' || value === 'int8') return value ?? 'fp32';
+  if (value === undefined) return 'fp32';
+  if (isPrecision(value)) return value;
   throw usage(`--precision must be fp32 or int8, got ${JSON.stringify(value)}`);
 }
 

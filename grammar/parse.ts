@@ -258,6 +258,13 @@ export function parseFrame(text: string, prev?: State, prevAction?: Action): { d
   return { direction: ev.direction, state };
 }
 
+/** An exit frame (`<|exit_normal|><|arg_sep|>"1"<|trace_end|>` ...): how a run ends, as the model predicts it. */
+export function parseExitFrame(text: string): Exit {
+  const t = parseTrajectory(TOKENS.beginOfText + TOKENS.traceContextStart + TOKENS.frameSep + text + TOKENS.endOfText);
+  if (!t.exit) throw new TraceParseError(0, undefined, `not an exit frame: ${text}`);
+  return t.exit;
+}
+
 /** A whole trajectory as written by serializeTrajectory (complete, or ending after `<|frame_sep|>`). */
 export function parseTrajectory(text: string): Trajectory {
   const r = new Reader(lex(text), text.length);

@@ -149,11 +149,11 @@ export class KvCache {
   }
 }
 
-/** [input, full output, new-positions output] names of every cache tensor, in the cache's order. */
-export function kvNames(layers: number): [past: string, present: string, added: string][] {
-  const names: [string, string, string][] = [];
+/** [input, new-positions output] names of every cache tensor, in the cache's order. */
+export function kvNames(layers: number): [past: string, added: string][] {
+  const names: [string, string][] = [];
   for (let i = 0; i < layers; i++) {
-    for (const kind of ['key', 'value']) names.push([`past_key_values.${i}.${kind}`, `present.${i}.${kind}`, `new_key_values.${i}.${kind}`]);
+    for (const kind of ['key', 'value']) names.push([`past_key_values.${i}.${kind}`, `new_key_values.${i}.${kind}`]);
   }
   return names;
 }

@@ -69,6 +69,10 @@ const ManifestSchema = z.object({
 
 export type Precision = 'fp32' | 'int8';
 
+export function isPrecision(value: string): value is Precision {
+  return value === 'fp32' || value === 'int8';
+}
+
 /** The shape of the attention cache, from the config. */
 export interface KvShape {
   layers: number;

@@ -10,9 +10,9 @@
  * the likelier sample; its confidences are that sample's.
  */
 import type { TraceTokenizer } from '../data-pipeline/tokenizer.js';
-import { parseFrame, parseTrajectory } from '../grammar/parse.js';
+import { parseExitFrame, parseFrame } from '../grammar/parse.js';
 import { serializeContext, serializeExit, serializeFrame } from '../grammar/serialize.js';
-import type { Action, Exit, State } from '../grammar/state.js';
+import type { Action, State } from '../grammar/state.js';
 import { TOKENS } from '../grammar/tokens.js';
 import { sourceLines } from '../tracer/run-tracer.js';
 import { CERTAIN_EXIT, CERTAIN_STATE, exitConfidence, stateConfidence } from './confidence.js';
@@ -264,7 +264,7 @@ export class NeuralPredictor implements Predictor {
   private parse(frame: DecodedFrame, prev: State | undefined, action: Action | null): Parsed {
     const logprob = frame.logprobs.reduce((a, b) => a + b, 0);
     if (frame.head.kind === 'exit') {
-      const exit = parseExit(frame.text);
+      const exit = parseExitFrame(frame.text);
       const prediction: Prediction = { kind: 'exit', origin: 'model', exit, text: frame.text, confidence: exitConfidence(frame) };
       return { frame, prediction, key: serializeExit(exit), logprob };
     }
@@ -278,13 +278,6 @@ export class NeuralPredictor implements Predictor {
   release(): Promise<void> {
     return this.session.release();
   }
-}
-
-/** An exit frame (`<|exit_normal|><|arg_sep|>"1"<|trace_end|>` ...), read by the grammar's own parser. */
-function parseExit(text: string): Exit {
-  const t = parseTrajectory(TOKENS.beginOfText + TOKENS.traceContextStart + TOKENS.frameSep + text + TOKENS.endOfText);
-  if (!t.exit) throw new Error(`internal: not an exit frame: ${text}`);
-  return t.exit;
 }
 
 /**

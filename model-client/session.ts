@@ -5,8 +5,9 @@
  * ONNX signature, the step layout (training/export_onnx.py): input_ids [b, s], attention_mask
  * [b, past + s], position_ids [b, s] (int64), past_key_values.{i}.key/.value [b, heads, past,
  * head_dim] -> logits [b, s, vocab], new_key_values.{i}.key/.value [b, heads, s, head_dim].
- * `past` here is the cache's whole buffer, its spare capacity masked out (kv-cache.ts). Rows never carry padding: every row of a batch has the same length
- * (decode.ts keeps its samples in lock-step), so positions continue from the cache's length.
+ * `past` here is the cache's whole buffer, its spare capacity masked out (kv-cache.ts). Rows
+ * never carry padding: every row of a batch has the same length (decode.ts keeps its samples
+ * in lock-step), so positions continue from the cache's length.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -120,13 +121,13 @@ export class ModelSession {
   ) {
     const names = kvNames(kvShape.layers);
     this.pastNames = names.map(([past]) => past);
-    this.fetches = ['logits', ...names.map(([, , added]) => added)];
+    this.fetches = ['logits', ...names.map(([, added]) => added)];
   }
 
   static async open(folder: ModelFolder, opts: SessionOptions = {}): Promise<ModelSession> {
     const { session, provider } = await createInferenceSession(folder.onnxPath, opts);
     const inputs = ['input_ids', 'attention_mask', 'position_ids', ...kvNames(folder.kvShape.layers).map(([past]) => past)];
-    const outputs = ['logits', ...kvNames(folder.kvShape.layers).map(([, , added]) => added)];
+    const outputs = ['logits', ...kvNames(folder.kvShape.layers).map(([, added]) => added)];
     const missing = [...inputs.filter((n) => !session.inputNames.includes(n)), ...outputs.filter((n) => !session.outputNames.includes(n))];
     if (missing.length > 0) {
       await session.release();
