@@ -10,9 +10,11 @@ onnx/model.onnx, the standard layout (what Hugging Face tools such as transforme
 onnx/model_step.onnx, the step layout (what ndb runs, model-client/kv-cache.ts): the same
   inputs, but the outputs are logits and new_key_values.{i}.key / .value [batch, n_head, seq,
   head_dim], this pass's positions only, which the client appends to its own cache buffer.
-  Attention reads the past and the new positions separately (StepAttention), so the cache is
-  read once a pass and never copied: computing `present` means writing the whole cache anew
-  every pass, and onnxruntime computes every output of a graph whether fetched or not.
+  Attention reads the past and the new positions separately, so the cache is read once a pass
+  and never copied: computing `present` means writing the whole cache anew every pass, and
+  onnxruntime computes every output of a graph whether fetched or not. This graph is written
+  node by node (step_graph.py), not traced: a third of the nodes, and onnxruntime's cost per
+  node was most of a one-token pass.
 
 Writes those (and onnx/model_step_int8.onnx with --quantize), config.json (Hugging Face-like,
 plus an `ndb` section), parity.json (prompts cut from validation documents after a
@@ -25,10 +27,8 @@ earlier parity.json instead (a re-export without the data), the continuations re
 """
 import argparse
 import hashlib
-import copy
 import inspect
 import json
-import math
 import os
 import sys
 
@@ -38,7 +38,8 @@ import torch
 from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from model import Attention, ModelConfig, Transformer, apply_rotary, count_parameters, generate_greedy  # noqa: E402
+from model import ModelConfig, Transformer, count_parameters, generate_greedy  # noqa: E402
+from step_graph import OPSET as STEP_OPSET, build_step_graph  # noqa: E402
 from train import meta_id, special_ids  # noqa: E402
 
 OPSET = 14
@@ -59,35 +60,12 @@ class DecoderWithCache(torch.nn.Module):
         return (logits, *[t for kv in presents for t in kv])
 
 
-class StepAttention(Attention):
-    """Attention for the step layout: the scores against the past and against this pass's
-    keys are computed apart and joined (a [seq, past + seq] matrix, small), and so are the
-    weighted sums of values, so the past is only read. Returns this pass's keys and values
-    only. Equal to Attention.forward up to float summation order."""
-
-    def forward(self, x, cos, sin, allowed, past):
-        B, T, C = x.shape
-        q, k, v = self.qkv(x).view(B, T, 3, self.n_head, self.head_dim).permute(2, 0, 3, 1, 4).unbind(0)
-        q = apply_rotary(q, cos, sin) * (1.0 / math.sqrt(self.head_dim))
-        k = apply_rotary(k, cos, sin)
-        past_k, past_v = past
-        P = past_k.shape[2]
-        att = torch.cat((q @ past_k.transpose(-2, -1), q @ k.transpose(-2, -1)), dim=-1)
-        att = att.masked_fill(~allowed, float("-inf")).softmax(dim=-1)
-        y = att[..., :P] @ past_v + att[..., P:] @ v
-        return self.out(y.transpose(1, 2).reshape(B, T, C)), (k, v)
-
-
-def export(model: Transformer, path, step=False):
-    """The standard layout, or with step=True the step layout (the module docstring)."""
+def export(model: Transformer, path):
+    """The standard layout (the module docstring), traced by the TorchScript exporter."""
     cfg = model.cfg
-    if step:
-        model = copy.deepcopy(model)
-        for block in model.blocks:
-            block.attn.__class__ = StepAttention
     kv_names = [f"{i}.{kind}" for i in range(cfg.n_layer) for kind in ("key", "value")]
     past_names = [f"past_key_values.{n}" for n in kv_names]
-    out_names = [f"{'new_key_values' if step else 'present'}.{n}" for n in kv_names]
+    out_names = [f"present.{n}" for n in kv_names]
     # Traced with past and seq both > 1 so no dimension is specialized to 0 or 1.
     batch, seq, past = 2, 3, 4
     args = (
@@ -102,7 +80,7 @@ def export(model: Transformer, path, step=False):
         "position_ids": {0: "batch", 1: "seq"},
         "logits": {0: "batch", 1: "seq"},
         **{n: {0: "batch", 2: "past"} for n in past_names},
-        **{n: {0: "batch", 2: "seq" if step else "past_seq"} for n in out_names},
+        **{n: {0: "batch", 2: "past_seq"} for n in out_names},
     }
     # The TorchScript exporter (newer PyTorch defaults to the dynamo one, which reads
     # dynamic_axes differently).
@@ -117,11 +95,14 @@ def export(model: Transformer, path, step=False):
     save(proto, path)
 
 
-def save(proto, path):
+def save(proto, path, check=True):
+    """check=False for the step graphs: onnx's checker does not know SimplifiedLayerNormalization,
+    which onnxruntime registers in the default domain; the parity test checks them instead."""
     # Protobuf caps a file at 2 GB: larger models (the 1.8B config) keep weights beside it.
     big = sum(t.ByteSize() for t in proto.graph.initializer) > 1.8e9
     onnx.save(proto, path, save_as_external_data=big, location=os.path.basename(path) + ".data")
-    onnx.checker.check_model(path)
+    if check:
+        onnx.checker.check_model(path)
 
 
 def share_tied_embedding(proto):
@@ -251,7 +232,7 @@ def hf_config(cfg: ModelConfig, ckpt, meta, params, quantized):
             # The graph's own qkv layout is not Hugging Face's: this config describes the
             # ONNX files here, not weights for transformers' LlamaForCausalLM.
             # fp32 / int8: the step layout ndb runs; hf: the standard layout for other tools.
-            "onnx": {"opset": OPSET, "fp32": "onnx/model_step.onnx", **({"int8": "onnx/model_step_int8.onnx"} if quantized else {}), "hf": "onnx/model.onnx"},
+            "onnx": {"opset": {"hf": OPSET, "step": STEP_OPSET}, "fp32": "onnx/model_step.onnx", **({"int8": "onnx/model_step_int8.onnx"} if quantized else {}), "hf": "onnx/model.onnx"},
         },
     }
 
@@ -324,9 +305,9 @@ def main():
         with open(args.parity_from) as f:
             prompts = [c["prompt"] for c in json.load(f)["cases"]]
     export(model, hf_path)
-    export(model, step_path, step=True)
+    save(build_step_graph(cfg, {k: v.detach().numpy() for k, v in model.state_dict().items()}), step_path, check=False)
     if args.quantize:
-        save(quantize_int8(onnx.load(step_path)), int8_path)
+        save(quantize_int8(onnx.load(step_path)), int8_path, check=False)
 
     stop_ids = [meta_id(meta, "action_sep"), meta_id(meta, "eos")]
     write_json(os.path.join(args.out, "config.json"), hf_config(cfg, ckpt, meta, params, args.quantize))
