@@ -13,12 +13,14 @@
  * `--generate` (baseline 1) runs the session on GeneratePredictor (bench/generate-predictor.ts):
  * @huggingface/transformers' generate() on a prompt rebuilt from text each step, no grammar;
  * the bench launches it with `prefetch: false` too.
+ *
+ * Every configuration also watches its own event loop during the steps (bench/event-loop.ts).
  */
 import { loadPredictor } from '../adapter/load-predictor.js';
 import { NeuralDebugSession, type SessionOptions } from '../adapter/session.js';
 import { defaultModelDir } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
-import { GeneratePredictor } from './generate-predictor.js';
+import { watchEventLoop } from './event-loop.js';
 
 const baseline = process.argv.includes('--baseline');
 const generate = process.argv.includes('--generate');
@@ -29,8 +31,11 @@ const options: SessionOptions = baseline
   ? // One intra-op thread, as load-predictor.ts opens the model for a real session.
     { loadPredictor: async () => NeuralPredictor.load(defaultModelDir(), { threads: 1, reusePrefix: false, draftTokens: 0 }) }
   : generate
-    ? { loadPredictor: () => GeneratePredictor.load(defaultModelDir(), { threads: 1 }) }
+    ? // Imported only here: transformers.js would otherwise load (and count in the peak RSS) in every configuration.
+      { loadPredictor: async () => (await import('./generate-predictor.js')).GeneratePredictor.load(defaultModelDir(), { threads: 1 }) }
     : { loadPredictor };
 const session = new NeuralDebugSession(options);
+watchEventLoop(session);
 process.on('SIGTERM', () => session.shutdown());
 session.start(process.stdin, process.stdout);
+

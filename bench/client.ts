@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { NdbStopInfo } from '../adapter/session.js';
+import { type EventLoopDelay, readEventLoop } from './event-loop.js';
 import type { BenchProgram } from './programs.js';
 
 export type BenchAction = 'step_over' | 'step_into' | 'step_return' | 'continue';
@@ -53,6 +54,8 @@ export interface SessionResult {
   states: string[];
   /** Peak resident memory of the adapter process (VmHWM), bytes. */
   peakRss: number;
+  /** The adapter's event loop during the steps (bench/event-loop.ts); absent if it did not report. */
+  eventLoop?: EventLoopDelay;
   /** Restarts after the run ended before the plan did. */
   restarts: number;
   /** Key presses answered with an error (the model wrote no whole state): the session goes on, as a user's would. */
@@ -136,7 +139,12 @@ export async function runSession(root: string, program: BenchProgram, config: Co
     result.error = `${(err as Error).message}${stderr ? ` (adapter: ${stderr.trim().split('\n').slice(-3).join(' | ')})` : ''}`;
   } finally {
     await Promise.race([dc.disconnectRequest().catch(() => undefined), sleep(2000)]);
+    const closed = new Promise((r) => child.once('close', r));
     child.kill();
+    // The adapter writes its event-loop figures as it exits; 'close' comes after its stderr.
+    await Promise.race([closed, sleep(2000)]);
+    const eventLoop = readEventLoop(stderr);
+    if (eventLoop) result.eventLoop = eventLoop;
   }
   return result;
 }

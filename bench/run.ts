@@ -28,8 +28,12 @@
  * tokens, forward passes and prompt tokens run per step, and the floor: the weight bytes a
  * forward pass reads over the memory bandwidth measured in this run, times the forward passes
  * a step takes (one token per pass, as the all-off baseline decodes; and noprefetch's own
- * passes, with noprefetch's median over it). Per configuration: time to the first stop
- * (cold), peak RSS, failed key presses; whether ours and the all-off baseline showed the same
+ * passes, with noprefetch's median over it; the memory bandwidth is the best of one and two
+ * copying threads, bench/bandwidth.ts). Then noprefetch once more on every program with no
+ * think time, against the same floor: a warm CPU (bench/pass-ramp.ts shows what a pause
+ * costs the next passes). Per configuration: time to the first stop (cold), peak RSS, the
+ * longest event-loop delay in the adapter during the steps (bench/event-loop.ts), failed key
+ * presses; whether ours and the all-off baseline showed the same
  * stops (they must), and how far generate's agree with ours (informational). Then, unless
  * --no-memory, the memory of one long session: `npm run bench:memory` (bench/memory.ts),
  * --memory-steps key presses (default 2,000; 200 with --quick) in a child process.
@@ -85,6 +89,11 @@ for (const [i, program] of programs.entries()) {
     log(`${config.padEnd(10)} ${program.name.padEnd(22)} cold ${r.coldMs.toFixed(0)} ms, ${r.steps.length} steps${failed}${r.error ? `, ERROR ${r.error}` : ''}`);
   }
 }
+// No prefetch once more with no think time: the next key press comes while the CPU is still
+// busy from the last (bench/pass-ramp.ts: a pass right after a pause costs several times one
+// in a tight loop). The difference to noprefetch is the CPU waking up, not ndb.
+const warmSessions: SessionResult[] = [];
+for (const program of programs) warmSessions.push(await runSession(ROOT, program, 'noprefetch', plan, 0));
 // Bandwidth again at the end: the best of both (the floor is what the memory can do).
 const bandwidth = Math.max(bandwidthBefore, await bestBandwidth());
 const msPerPass = (weightBytes / bandwidth) * 1000;
@@ -151,6 +160,13 @@ function row(action: string, pick: (c: Config) => StepSample[]): Row {
 
 const table: Row[] = [...ACTIONS.map((a) => row(a, (c) => steps(c, a))), row('all steps', (c) => steps(c))];
 
+/** noprefetch with no think time, over all steps, against the same one-token floor. */
+const warm = (() => {
+  const ms = warmSessions.filter((s) => !s.error).flatMap((s) => s.steps.filter((x) => !x.replayed).map((x) => x.ms));
+  const floor = table[table.length - 1]!.floorMs.onePerPass;
+  return { thinkMs: 0, n: ms.length, median: percentile(ms, 50), p95: percentile(ms, 95), overFloorOnePerPass: percentile(ms, 50) / floor };
+})();
+
 /** Sessions of one program under two configs whose stops the client saw alike: all of them, and how many stops before the first difference. */
 function agreement(a: Config, b: Config) {
   const pairs = programs.map((p) => [ok.find((s) => s.program === p.name && s.config === a), ok.find((s) => s.program === p.name && s.config === b)] as const);
@@ -169,6 +185,11 @@ function agreement(a: Config, b: Config) {
 
 const coldMedian = (c: Config) => percentile(of(c).map((s) => s.coldMs), 50);
 const peakRss = (c: Config) => Math.max(...of(c).map((s) => s.peakRss));
+/** The adapter's event loop during the steps, over the config's sessions: the longest delay, and the median session's 99th percentile. */
+const eventLoop = (c: Config) => {
+  const reports = of(c).flatMap((s) => (s.eventLoop ? [s.eventLoop] : []));
+  return { sessions: reports.length, maxMs: Math.max(...reports.map((r) => r.maxMs)), p99Ms: percentile(reports.map((r) => r.p99Ms), 50) };
+};
 
 // ---- memory of one long session (bench/memory.ts) ------------------------------------------
 
@@ -211,6 +232,9 @@ const summary = {
   actions: table,
   cold: { median: perConfig(coldMedian), generateOverOurs: coldMedian('generate') / coldMedian('ours'), baselineOverOurs: coldMedian('baseline') / coldMedian('ours') },
   peakRssBytes: perConfig(peakRss),
+  eventLoopDelay: perConfig(eventLoop),
+  /** noprefetch again with no think time (a warm CPU), all steps. */
+  warmNoprefetch: warm,
   failedKeyPresses: perConfig((c) => sessions.filter((s) => s.config === c).reduce((a, s) => a + s.failedSteps.length, 0)),
   sameStates: {
     /** Must be all identical: the same model and greedy choices, the optimizations only change speed. */
@@ -249,8 +273,11 @@ const lines = [
       `${r.action.padEnd(11)} | ${slash(r.tokensPerStep, 1).padStart(22)} | ${slash(r.passesPerStep, 1).padStart(22)} | ${slash(r.promptTokensRun, 0).padStart(22)} | ${f(r.floorMs.onePerPass, 1).padStart(20)} ${f(r.floorMs.noprefetch, 1).padStart(12)} | ${x(r.noprefetchOverFloor.onePerPass).padStart(28)} ${x(r.noprefetchOverFloor.noprefetch).padStart(12)}`,
   ),
   '',
+  `nopf with no think time (the CPU still warm from the last key press), all steps: p50 ${f(warm.median, 1)} ms, p95 ${f(warm.p95)} ms (${warm.n} steps) = ${x(warm.overFloorOnePerPass)} the 1 tok/pass floor`,
+  '',
   `first stop after launch (cold: process, model load, program prefill), median ms: ${CONFIGS.map((c) => `${c} ${f(summary.cold.median[c])}`).join(', ')}`,
   `peak RSS of the adapter, MiB: ${CONFIGS.map((c) => `${c} ${mib(summary.peakRssBytes[c])}`).join(', ')}`,
+  `event loop of the adapter during the steps, ms a timer waited (longest / median session's p99): ${CONFIGS.map((c) => `${c} ${f(summary.eventLoopDelay[c].maxMs, 1)} / ${f(summary.eventLoopDelay[c].p99Ms, 1)}`).join(', ')}`,
   `failed key presses (the model wrote no whole state): ${CONFIGS.map((c) => `${c} ${summary.failedKeyPresses[c]}`).join(', ')}${summary.errors.length ? `; ${summary.errors.length} sessions failed (see errors in the JSON)` : ''}`,
   `floor: ${mib(weightBytes)} MiB of weights per forward pass / ${f(bandwidth / 1e9, 1)} GB/s measured = ${f(msPerPass, 2)} ms per pass`,
   `states: ours vs all-off ${same.oursVsBaseline.identical}/${same.oursVsBaseline.compared} sessions identical${same.oursVsBaseline.identical === same.oursVsBaseline.compared ? '' : ' (MISMATCH: they must all be)'}; ours vs nopf ${same.oursVsNoprefetch.identical}/${same.oursVsNoprefetch.compared}; ours vs gen ${same.oursVsGenerate.identical}/${same.oursVsGenerate.compared} identical, ${same.oursVsGenerate.stopsBeforeFirstDifference}/${same.oursVsGenerate.stops} stops before the first difference (informational: gen has no grammar)`,

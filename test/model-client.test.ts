@@ -255,6 +255,26 @@ describe.runIf(HAS_MODEL)('with the model', () => {
     expect(close(again.logits, fresh.logits.last(0))).toBeLessThan(1e-4);
   });
 
+  it('prefills a long prompt in passes of at most 64 tokens (the event loop is free between them), with the logits of every position', async () => {
+    const ids = (await trajectoryIds()).slice(0, 150);
+    expect(ids.length).toBe(150);
+    const passes = session.passes;
+    const whole = await session.prefill(ids);
+    expect(session.passes - passes).toBe(3); // 64 + 64 + 22
+    expect(whole.logits.seq).toBe(150);
+    expect(whole.cache.length).toBe(150);
+    // Each position's logits are what one token at a time gives (float noise aside).
+    let { logits, cache } = await session.prefill(ids.slice(0, 1));
+    let worst = 0;
+    for (let j = 1; j < ids.length; j++) {
+      const expected = whole.logits.at(0, j - 1);
+      const got = logits.last(0);
+      for (let v = 0; v < got.length; v++) worst = Math.max(worst, Math.abs(got[v]! - expected[v]!));
+      ({ logits, cache } = await session.decodeStep([ids[j]!], cache));
+    }
+    expect(worst).toBeLessThan(1e-4);
+  });
+
   it('keeps its cache in place: a rollback copies nothing, and a view written over after it was made refuses to be used', async () => {
     const ids = await trajectoryIds();
     const { cache } = await session.prefill(ids.slice(0, 140));
