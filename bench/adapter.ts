@@ -6,8 +6,8 @@
  * with `prefetch: false`).
  *
  * `--baseline` (baseline 2) opens the model with the prefix cache off (every prompt
- * recomputed from its first token) and no drafts (one chosen token per forward pass,
- * decode.ts); the bench also launches it with `prefetch: false`. Both use the same model
+ * recomputed from its first token, in one pass: no prefill chunks) and no drafts (one chosen
+ * token per forward pass, decode.ts); the bench also launches it with `prefetch: false`. Both use the same model
  * file, the same greedy choices and one thread, so the two give the same predictions.
  *
  * `--generate` (baseline 1) runs the session on GeneratePredictor (bench/generate-predictor.ts):
@@ -29,7 +29,7 @@ if (baseline && generate) throw new Error('bench/adapter.ts: --baseline or --gen
 console.log = console.error;
 const options: SessionOptions = baseline
   ? // One intra-op thread, as load-predictor.ts opens the model for a real session.
-    { loadPredictor: async () => NeuralPredictor.load(defaultModelDir(), { threads: 1, reusePrefix: false, draftTokens: 0 }) }
+    { loadPredictor: async () => NeuralPredictor.load(defaultModelDir(), { threads: 1, reusePrefix: false, draftTokens: 0, prefillChunk: 0 }) }
   : generate
     ? // Imported only here: transformers.js would otherwise load (and count in the peak RSS) in every configuration.
       { loadPredictor: async () => (await import('./generate-predictor.js')).GeneratePredictor.load(defaultModelDir(), { threads: 1 }) }

@@ -56,13 +56,17 @@ export class DecodeAbortedError extends Error {
   }
 }
 
-/** Where decoding starts: the prompt's cache (one row) and the logits after its last token. */
-export interface PromptState {
+/**
+ * Where decoding starts: the prompt's cache (one row) and the logits after its last token;
+ * or (`unfed`) the cache of the prompt's first tokens and the rest, not yet run, which greedy
+ * decoding with drafts runs in its first pass together with a draft of the frame's start
+ * (one pass fewer per frame) and any other decoding runs first.
+ */
+export type PromptState = {
   cache: KvCache;
-  logits: Float32Array;
   /** The prompt's tokens, where drafts are looked up (draft.ts); without them only the frame's own tokens are. */
   ids?: readonly number[];
-}
+} & ({ logits: Float32Array; unfed?: undefined } | { logits?: undefined; unfed: readonly number[] });
 
 export interface DecodeContext {
   session: ModelSession;
@@ -128,9 +132,11 @@ export async function decodeFrames(
   const opts = { ...DEFAULTS, ...options };
   const { session } = ctx;
   const base = new Rng(opts.seed);
-  const rows: Row[] = Array.from({ length: samples }, (_, i) => newRow(ctx, rules, prompt.logits, prefix, base.fork(i)));
-  if (samples === 1 && opts.temperature <= 0 && opts.draftTokens > 0) return [await decodeDrafted(ctx, prompt, rows[0]!, prefix.length, opts)];
-  let cache = prompt.cache.expand(samples);
+  if (samples === 1 && opts.temperature <= 0 && opts.draftTokens > 0) return [await decodeDrafted(ctx, prompt, newRow(ctx, rules, null, prefix, base.fork(0)), prefix.length, opts)];
+  const ran = prompt.unfed ? await session.prefill(prompt.unfed, prompt.cache) : null;
+  const logits = ran ? ran.logits.last(0) : prompt.logits!;
+  const rows: Row[] = Array.from({ length: samples }, (_, i) => newRow(ctx, rules, logits, prefix, base.fork(i)));
+  let cache = (ran ? ran.cache : prompt.cache).expand(samples);
   const active = () => rows.filter((r) => !r.done && !r.error);
 
   while (active().length > 0) {
@@ -166,7 +172,7 @@ export async function decodeFrames(
   return rows.map((row) => outcome(ctx, row));
 }
 
-function newRow(ctx: DecodeContext, rules: FrameRules, logits: Float32Array, prefix: readonly number[], rng: Rng): Row {
+function newRow(ctx: DecodeContext, rules: FrameRules, logits: Float32Array | null, prefix: readonly number[], rng: Rng): Row {
   const constraint = new FrameConstraint(rules);
   for (const id of prefix) {
     if (!accept(constraint, ctx.table, id)) throw new Error(`the given start of the frame is not valid: ${JSON.stringify(ctx.tokenizer.decode([...prefix]))}`);
@@ -193,7 +199,7 @@ function outcome(ctx: DecodeContext, row: Row, fed?: DecodedFrame['fed']): Decod
 /** What the last forward pass of decodeDrafted fed after the tokens written before it. */
 interface DraftPass {
   logits: Logits;
-  /** Written tokens it fed first (known to be right). */
+  /** Tokens it fed first, known to be right: the prompt's unfed rest, or what the frame wrote since the pass before. */
   written: number;
   /** The draft after them. */
   draft: number[];
@@ -212,13 +218,15 @@ interface DraftPass {
  * cache drops the rest of the draft (KvCache.truncate) and the next pass feeds the model's
  * own token. The frame is token for token plain greedy decoding's; only the number of
  * passes changes (and logits by float noise: positions computed in one pass, not several).
+ * A prompt with unfed tokens runs them in the first pass, before the first draft.
  */
 async function decodeDrafted(ctx: DecodeContext, prompt: PromptState, row: Row, given: number, opts: typeof DEFAULTS & SamplingOptions): Promise<DecodeOutcome> {
   const { session } = ctx;
   const promptIds = prompt.ids ?? [];
   let cache = prompt.cache;
   let pass: DraftPass | null = null;
-  let next: Float32Array | null = prompt.logits;
+  let next: Float32Array | null = prompt.logits ?? null;
+  let unfed = prompt.unfed ?? [];
   for (;;) {
     if (opts.signal?.aborted) throw new DecodeAbortedError();
     // Choose while the logits after everything written are known.
@@ -233,7 +241,7 @@ async function decodeDrafted(ctx: DecodeContext, prompt: PromptState, row: Row, 
         // The cache holds the prompt, the frame's tokens fed so far and the last draft's unconfirmed rest.
         const kept = cache.length - (pass ? pass.draft.length - pass.matched : 0);
         const runFrame = row.ids.slice(given, given + kept - promptIds.length);
-        const whole = prompt.ids !== undefined && prompt.cache.length === promptIds.length;
+        const whole = prompt.ids !== undefined && prompt.cache.length + (prompt.unfed?.length ?? 0) === promptIds.length;
         return outcome(ctx, row, whole ? { ids: [...promptIds, ...runFrame], cache: cache.truncate(kept) } : undefined);
       }
       next = null;
@@ -248,17 +256,18 @@ async function decodeDrafted(ctx: DecodeContext, prompt: PromptState, row: Row, 
     }
     // The rejected rest of the last draft leaves the cache.
     if (pass) cache = cache.truncate(cache.length - (pass.draft.length - pass.matched));
-    const written = row.pending.length;
+    const written = unfed.length + row.pending.length;
     // No draft past the context or the frame's budget: those positions could never be kept.
     const room = Math.min(opts.draftTokens, session.maxPositions - cache.length - written, opts.maxNewTokens - row.ids.length);
     const draft = grammatical(ctx.table, row.constraint, lookupDraft([...promptIds, ...row.ids.slice(prompt.ids ? given : 0)], room));
     let result;
     try {
-      result = await session.forward([[...row.pending, ...draft]], cache);
+      result = await session.forward([[...unfed, ...row.pending, ...draft]], cache);
     } catch (err) {
       return { ok: false, error: err as Error };
     }
     cache = result.cache;
+    unfed = [];
     row.pending = [];
     pass = { logits: result.logits, written, draft, matched: 0 };
     next = result.logits.at(0, written - 1);

@@ -221,7 +221,8 @@ export class NeuralPredictor implements Predictor {
       // A frame may use the rest of the context, up to the cap.
       maxNewTokens: Math.min(this.maxNewTokens(), this.session.maxPositions - req.ids.length + req.given.length),
     };
-    const prompt = await this.prefix.prompt(req.ids);
+    // Unfed: the first pass of decoding runs the prompt's new tokens and a draft together.
+    const prompt = this.prefix.unfed(req.ids);
     const ctx = { session: this.session, tokenizer: this.tokenizer, table: this.table };
     let outcomes = await decodeFrames(ctx, prompt, req.rules, samples, sampling, req.given);
     let fallback = false;

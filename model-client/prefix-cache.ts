@@ -9,12 +9,24 @@
  * `reuse: false` turns the reuse off (every prompt runs from its first token): the baseline
  * that bench/ measures the cache against, never what a debugging session uses.
  */
-import type { PromptState } from './decode.js';
 import type { KvCache } from './kv-cache.js';
 import type { ModelSession } from './session.js';
 
-export interface PrefilledPrompt extends PromptState {
+/** A prompt run through the model: the cache and the logits after its last token. */
+export interface PrefilledPrompt {
+  cache: KvCache;
+  logits: Float32Array;
+  ids: readonly number[];
   /** Tokens run through the model for this prompt (the rest came from the cache). */
+  prefilled: number;
+}
+
+/** A prompt whose rest after the cached prefix is still to run (PromptState's `unfed`). */
+export interface UnfedPrompt {
+  cache: KvCache;
+  unfed: readonly number[];
+  ids: readonly number[];
+  /** Tokens to run through the model for this prompt (the rest comes from the cache). */
   prefilled: number;
 }
 
@@ -29,16 +41,28 @@ export class PrefixCache {
 
   /** The cache and next-token logits after exactly `ids`. */
   async prompt(ids: readonly number[]): Promise<PrefilledPrompt> {
+    const { cache: past, unfed, prefilled } = this.unfed(ids);
+    const { logits, cache } = await this.session.prefill(unfed, past);
+    this.ids = [...ids];
+    this.cache = cache;
+    return { cache, logits: logits.last(0), ids: this.ids, prefilled };
+  }
+
+  /**
+   * The cache of the longest prefix of `ids` it holds and the rest, not run: decodeFrames
+   * runs the rest in its first pass, with greedy decoding's first draft after it.
+   */
+  unfed(ids: readonly number[]): UnfedPrompt {
     if (ids.length === 0) throw new Error('an empty prompt');
     let common = 0;
     while (this.reuse && common < ids.length && common < this.ids.length && ids[common] === this.ids[common]) common++;
     // The logits after the last token are not kept: that token runs again, even when all is cached.
     const keep = Math.min(common, ids.length - 1);
-    const past = this.cache ? this.cache.truncate(keep) : this.session.emptyCache();
-    const { logits, cache } = await this.session.prefill(ids.slice(keep), past);
-    this.ids = [...ids];
+    const cache = this.cache ? this.cache.truncate(keep) : this.session.emptyCache();
+    // Held until decoding remembers more: the prefix stays good whatever is written after it.
+    this.ids = ids.slice(0, keep);
     this.cache = cache;
-    return { cache, logits: logits.last(0), ids: this.ids, prefilled: ids.length - keep };
+    return { cache, unfed: ids.slice(keep), ids: [...ids], prefilled: ids.length - keep };
   }
 
   /** Keeps the model's state after `ids` (a prompt and the frame decoded after it) for the next prompt. */

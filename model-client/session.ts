@@ -25,6 +25,11 @@ export interface SessionOptions {
   threads?: number;
   /** Gets one-line warnings (the CUDA fallback); default: none shown. */
   onWarning?: (message: string) => void;
+  /**
+   * Most prompt tokens one pass runs (default PREFILL_CHUNK); 0 runs a whole prompt in one
+   * pass, as the benchmark's all-optimizations-off baseline does.
+   */
+  prefillChunk?: number;
 }
 
 /** A prompt that does not fit the model's context. */
@@ -101,9 +106,10 @@ export interface ForwardResult {
 }
 
 /**
- * The most prompt tokens one pass runs. onnxruntime-node runs a pass synchronously on the
- * main thread, so a whole program's prompt in one pass would hold the adapter's event loop
- * for its whole prefill (a 600-token pass: about 100 ms); in chunks of 64 (5-10 ms each) it is free between them.
+ * The most prompt tokens one pass runs, by default. onnxruntime-node runs a pass
+ * synchronously on the main thread, so a whole program's prompt in one pass would hold the
+ * adapter's event loop for its whole prefill (a 600-token pass: about 100 ms); in chunks of
+ * 64 (5-10 ms each) it is free between them.
  */
 const PREFILL_CHUNK = 64;
 
@@ -125,6 +131,7 @@ export class ModelSession {
     readonly maxPositions: number,
     /** Fed to rows that have finished while others decode on. */
     readonly padId: number,
+    private readonly prefillChunk: number,
   ) {
     const names = kvNames(kvShape.layers);
     this.pastNames = names.map(([past]) => past);
@@ -142,7 +149,8 @@ export class ModelSession {
       throw new Error(`model folder ${folder.dir}: ${folder.onnxPath} lacks ${missing.join(', ')}${hint}`);
     }
     const { config } = folder;
-    return new ModelSession(session, provider, folder.kvShape, config.vocab_size, config.max_position_embeddings, config.pad_token_id);
+    const chunk = opts.prefillChunk ?? PREFILL_CHUNK;
+    return new ModelSession(session, provider, folder.kvShape, config.vocab_size, config.max_position_embeddings, config.pad_token_id, chunk > 0 ? chunk : Infinity);
   }
 
   emptyCache(batch = 1): KvCache {
@@ -178,14 +186,14 @@ export class ModelSession {
 
   /**
    * Tokens of one sequence, after `past` (default: from the start), in passes of at most
-   * PREFILL_CHUNK tokens; the logits of every position, as one pass would give them.
+   * `prefillChunk` tokens; the logits of every position, as one pass would give them.
    */
   async prefill(ids: readonly number[], past: KvCache = this.emptyCache()): Promise<ForwardResult> {
-    if (ids.length <= PREFILL_CHUNK) return this.forward([ids], past);
+    if (ids.length <= this.prefillChunk) return this.forward([ids], past);
     const logits = new Float32Array(ids.length * this.vocabSize);
     let cache = past;
-    for (let start = 0; start < ids.length; start += PREFILL_CHUNK) {
-      const chunk = await this.forward([ids.slice(start, start + PREFILL_CHUNK)], cache);
+    for (let start = 0; start < ids.length; start += this.prefillChunk) {
+      const chunk = await this.forward([ids.slice(start, start + this.prefillChunk)], cache);
       logits.set(chunk.logits.data.subarray(0, chunk.logits.seq * this.vocabSize), start * this.vocabSize);
       cache = chunk.cache;
     }

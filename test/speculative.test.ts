@@ -49,7 +49,7 @@ describe.runIf(HAS_MODEL)('speculative greedy decoding', () => {
   });
   afterAll(() => predictor?.release());
 
-  it('writes token for token the frames of plain greedy decoding, in fewer passes (12 prompts from real runs)', async () => {
+  it('writes token for token the frames of plain greedy decoding, in fewer passes, also with the rest of the prompt in the first pass (12 prompts from real runs)', async () => {
     const shapes = readFileSync('examples/shapes.py', 'utf8');
     const programs = [
       { program: 'def count(s, t):\n    n = 0\n    for c in s:\n        if c == t:\n            n += 1\n    return n\n', entry: 'count', args: "'berry', 'r'" },
@@ -61,6 +61,7 @@ describe.runIf(HAS_MODEL)('speculative greedy decoding', () => {
     const rng = new Rng(23);
     let plainPasses = 0;
     let draftedPasses = 0;
+    let unfedPasses = 0;
     let frames = 0;
     for (let k = 0; k < 12; k++) {
       const { program, entry, args } = programs[k % programs.length]!;
@@ -82,6 +83,12 @@ describe.runIf(HAS_MODEL)('speculative greedy decoding', () => {
       const [drafted, d] = await decode(12);
       plainPasses += p;
       draftedPasses += d;
+      // The prompt's last tokens unfed (PrefixCache.unfed): they run in the first drafted pass,
+      // so the prompt costs no pass of its own. Last: it writes over the full prompt's cache.
+      const before = session.passes;
+      const [late] = await decodeFrames(ctx, { cache: prompt.cache.truncate(ids.length - 5), unfed: ids.slice(-5), ids }, rules, 1, { maxNewTokens: 200, draftTokens: 12 });
+      unfedPasses += session.passes - before;
+      expect(late!.ok ? late!.frame.ids : late).toEqual(drafted.ok ? drafted.frame.ids : drafted);
       if (!plain.ok || !drafted.ok) {
         expect(drafted).toEqual(plain); // the same error (a budget error with the same text)
         continue;
@@ -94,8 +101,9 @@ describe.runIf(HAS_MODEL)('speculative greedy decoding', () => {
       drafted.frame.logprobs.forEach((lp, i) => expect(lp).toBeCloseTo(plain.frame.logprobs[i]!, 4));
       expect(d).toBeLessThanOrEqual(p);
     }
-    console.info(`speculative decoding: ${frames} of 12 frames complete, ${plainPasses} forward passes plain, ${draftedPasses} with drafts`);
+    console.info(`speculative decoding: ${frames} of 12 frames complete, ${plainPasses} forward passes plain, ${draftedPasses} with drafts, ${unfedPasses} with drafts and the prompt's last 5 tokens (each prompt's own pass not counted in the first two)`);
     expect(frames).toBeGreaterThan(0);
     expect(draftedPasses).toBeLessThan(plainPasses);
+    expect(unfedPasses).toBeLessThan(draftedPasses + 12);
   });
 });
