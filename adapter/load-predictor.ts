@@ -16,7 +16,7 @@ export interface PredictorChoice {
   device?: string;
   /**
    * fp32 (default: token for token PyTorch's model) or int8 (the folder's int8 file: in
-   * `node dist/bench/decode.js` 13-25% faster per frame, next-state exact 39.9% vs 40.1%).
+   * `node dist/bench/decode.js` 30-45% faster per frame, next-state exact 40.3% vs 40.1%).
    */
   precision?: string;
   /** One-line warnings for the user (the CUDA fallback). */
