@@ -26,7 +26,7 @@ import { Rng } from '../data-pipeline/rng.js';
 import { FrameConstraint, type FrameRules, type FrameSpans, type Head } from './frame-constraint.js';
 import type { KvCache } from './kv-cache.js';
 import type { Logits, ModelSession } from './session.js';
-import { lookupDraft } from './draft.js';
+import { lookupDraft, structuralDraft } from './draft.js';
 import type { TokenTable } from './token-table.js';
 
 export interface SamplingOptions {
@@ -259,7 +259,9 @@ async function decodeDrafted(ctx: DecodeContext, prompt: PromptState, row: Row, 
     const written = unfed.length + row.pending.length;
     // No draft past the context or the frame's budget: those positions could never be kept.
     const room = Math.min(opts.draftTokens, session.maxPositions - cache.length - written, opts.maxNewTokens - row.ids.length);
-    const draft = grammatical(ctx.table, row.constraint, lookupDraft([...promptIds, ...row.ids.slice(prompt.ids ? given : 0)], room));
+    const context = [...promptIds, ...row.ids.slice(prompt.ids ? given : 0)];
+    let draft = grammatical(ctx.table, row.constraint, lookupDraft(context, room));
+    if (draft.length === 0) draft = grammatical(ctx.table, row.constraint, structuralDraft(context, room, (id) => ctx.table.special(id) !== undefined));
     let result;
     try {
       result = await session.forward([[...unfed, ...row.pending, ...draft]], cache);

@@ -31,3 +31,27 @@ export function lookupDraft(context: readonly number[], max: number): number[] {
   }
   return [];
 }
+
+/**
+ * A draft by the frame's structure, for when lookupDraft's continuation does not fit: the
+ * writing is inside a field (a line number, a value) that no earlier text continues. The
+ * latest earlier occurrence of the last special token (the field's separator) is followed by
+ * that field's earlier content and then the next separator: the draft is what follows from
+ * that next separator on, i.e. the guess that the field is complete and the rest of the
+ * frame repeats the one before. Empty when the last token is itself special or none such
+ * occurred before.
+ */
+export function structuralDraft(context: readonly number[], max: number, isSpecial: (id: number) => boolean): number[] {
+  const n = context.length;
+  if (max <= 0 || n < 2 || isSpecial(context[n - 1]!)) return [];
+  let sep = n - 1;
+  while (sep >= 0 && !isSpecial(context[sep]!)) sep--;
+  if (sep < 0) return [];
+  for (let i = sep - 1; i >= 0; i--) {
+    if (context[i] !== context[sep]) continue;
+    let next = i + 1;
+    while (next < sep && !isSpecial(context[next]!)) next++;
+    return next < sep ? context.slice(next, Math.min(next + max, n)) : [];
+  }
+  return [];
+}

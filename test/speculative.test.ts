@@ -13,7 +13,7 @@ import { sampleTrajectory } from '../data-pipeline/trajectories.js';
 import { serializeTrajectory } from '../grammar/serialize.js';
 import { truncateTrajectory } from '../grammar/truncate.js';
 import { decodeFrames, type DecodeOutcome } from '../model-client/decode.js';
-import { lookupDraft } from '../model-client/draft.js';
+import { lookupDraft, structuralDraft } from '../model-client/draft.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { PrefixCache } from '../model-client/prefix-cache.js';
@@ -39,6 +39,24 @@ describe('lookupDraft', () => {
     expect(lookupDraft([1, 2, 3], 4)).toEqual([]);
     expect(lookupDraft([1], 4)).toEqual([]);
     expect(lookupDraft([1, 2, 1], 0)).toEqual([]);
+  });
+});
+
+describe('structuralDraft', () => {
+  // Ids 100 and up are special (separators); the rest are field text.
+  const special = (id: number) => id >= 100;
+
+  it('guesses the field is complete: what followed the previous field after the same separator', () => {
+    // "<101> 1 9 <102> 7 7 <103> ... <101> 2 0": the previous line-number field "1 9" ended at <102>.
+    expect(structuralDraft([101, 1, 9, 102, 7, 7, 103, 101, 2, 0], 4, special)).toEqual([102, 7, 7, 103]);
+    expect(structuralDraft([101, 1, 9, 102, 7, 7, 103, 101, 2, 0], 2, special)).toEqual([102, 7]);
+  });
+
+  it('proposes nothing right after a separator, for a separator seen first, or for an earlier field that never ended', () => {
+    expect(structuralDraft([101, 1, 102, 101], 4, special)).toEqual([]);
+    expect(structuralDraft([1, 2, 101, 3], 4, special)).toEqual([]);
+    expect(structuralDraft([101, 1, 2, 101, 3], 4, special)).toEqual([]);
+    expect(structuralDraft([101, 1, 102, 101, 3], 0, special)).toEqual([]);
   });
 });
 
