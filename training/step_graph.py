@@ -3,20 +3,21 @@
 The TorchScript exporter turns every `view`, `chunk` and `cat` of model.py into its own
 shape arithmetic: 451 nodes a pass for the 6-layer default model, most of them Shape,
 Gather, Unsqueeze, Slice and Concat on tiny tensors. At one token a pass, onnxruntime's cost
-per node, not the weights, was most of the pass. Written by hand the same network is about
-33 nodes a layer, using onnxruntime's CPU kernels for what model.py spells out op by op:
+per node, not the weights, was most of the pass. Written by hand the same network is 29
+nodes a layer (195 in all), using onnxruntime's CPU kernels for what model.py spells out op
+by op:
 
   SimplifiedLayerNormalization / SkipSimplifiedLayerNormalization  RMSNorm (and the residual add)
   RotaryEmbedding (com.microsoft, interleaved=0)                    Llama's rotate-half rotary
   FusedMatMul (com.microsoft, transB=1)                             q @ k^T
   QuickGelu (com.microsoft, alpha=1)                                x * sigmoid(x), i.e. SiLU
 
-Signature and semantics are the step layout's (export_onnx.py's module docstring and
-StepAttention): the scores against the past and against this pass's keys are computed apart,
-so the past is only read, and only this pass's keys and values are output. Two foldings
-change float rounding only: q's 1/sqrt(head_dim) sits in the q weights (rotary is linear),
-and gate and up are one MatMul. training/check_onnx_parity.mjs checks the result against
-PyTorch's greedy decoding token for token.
+Signature and semantics are the step layout's (export_onnx.py's module docstring): the
+scores against the past and against this pass's keys are computed apart, so the past is only
+read, and only this pass's keys and values are output. Two foldings change float rounding
+only: q's 1/sqrt(head_dim) sits in the q weights (rotary is linear), and gate and up are one
+MatMul. test/model-client.test.ts checks the result against parity.json, PyTorch's greedy
+decoding, token for token.
 """
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
