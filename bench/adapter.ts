@@ -38,4 +38,3 @@ const session = new NeuralDebugSession(options);
 watchEventLoop(session);
 process.on('SIGTERM', () => session.shutdown());
 session.start(process.stdin, process.stdout);
-

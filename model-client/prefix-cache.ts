@@ -12,22 +12,21 @@
 import type { KvCache } from './kv-cache.js';
 import type { ModelSession } from './session.js';
 
-/** A prompt run through the model: the cache and the logits after its last token. */
-export interface PrefilledPrompt {
+interface CachedPrompt {
   cache: KvCache;
-  logits: Float32Array;
   ids: readonly number[];
-  /** Tokens run through the model for this prompt (the rest came from the cache). */
+  /** Tokens run (or, unfed, to run) through the model for this prompt; the rest came from the cache. */
   prefilled: number;
 }
 
+/** A prompt run through the model: the cache and the logits after its last token. */
+export interface PrefilledPrompt extends CachedPrompt {
+  logits: Float32Array;
+}
+
 /** A prompt whose rest after the cached prefix is still to run (PromptState's `unfed`). */
-export interface UnfedPrompt {
-  cache: KvCache;
+export interface UnfedPrompt extends CachedPrompt {
   unfed: readonly number[];
-  ids: readonly number[];
-  /** Tokens to run through the model for this prompt (the rest comes from the cache). */
-  prefilled: number;
 }
 
 export class PrefixCache {
