@@ -626,7 +626,19 @@ export class NeuralRuntime extends EventEmitter {
 
   private commandDone(): void {
     this.waiting--;
+    this.scheduleCatchUp();
     this.schedulePrefetch();
+  }
+
+  /**
+   * With prefetch off, queues the predictor's catch-up (the last frame's unrun tokens, see
+   * Predictor.catchUp) while the user looks at the stop; skipped when a command waits (it
+   * runs them itself). With prefetch on, the first guess runs them anyway.
+   */
+  private scheduleCatchUp(): void {
+    if (this.waiting > 0 || this.closed || this.prefetchOn() || !this.predictor.catchUp) return;
+    const job = this.queue.then(() => (this.waiting > 0 || this.closed ? undefined : this.predictor.catchUp?.()));
+    this.queue = job.catch(() => undefined);
   }
 
   // ---- prefetch ----------------------------------------------------------------------------

@@ -85,10 +85,11 @@ export interface DecodedFrame {
   spans: FrameSpans;
   /**
    * Greedy decoding with drafts only: the prompt and the frame tokens the model has run, with
-   * the cache after them. The predicted state's frame then opens the next prompt, so keeping
-   * this (prefix-cache.ts) saves running it again.
+   * the cache after them, and the frame's rest that it has not run (`ahead`: the last choice
+   * and the forced tokens after it). The predicted state's frame then opens the next prompt,
+   * so keeping this (prefix-cache.ts) saves running it again.
    */
-  fed?: { ids: readonly number[]; cache: KvCache };
+  fed?: { ids: readonly number[]; cache: KvCache; ahead: readonly number[] };
 }
 
 /** A frame that did not end within its token budget (a model that rambles, or a context too short). */
@@ -242,7 +243,8 @@ async function decodeDrafted(ctx: DecodeContext, prompt: PromptState, row: Row, 
         const kept = cache.length - (pass ? pass.draft.length - pass.matched : 0);
         const runFrame = row.ids.slice(given, given + kept - promptIds.length);
         const whole = prompt.ids !== undefined && prompt.cache.length + (prompt.unfed?.length ?? 0) === promptIds.length;
-        return outcome(ctx, row, whole ? { ids: [...promptIds, ...runFrame], cache: cache.truncate(kept) } : undefined);
+        const ahead = row.ids.slice(given + runFrame.length);
+        return outcome(ctx, row, whole ? { ids: [...promptIds, ...runFrame], cache: cache.truncate(kept), ahead } : undefined);
       }
       next = null;
       if (pass) {

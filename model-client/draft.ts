@@ -16,7 +16,9 @@ const MAX_NGRAM = 4;
 /**
  * Up to `max` tokens that followed the latest earlier occurrence of the longest suffix
  * (MAX_NGRAM tokens down to one) of `context`; empty when even its last token never occurred
- * before.
+ * before. An occurrence close to the end is read on into the draft itself, i.e. the text
+ * is taken to repeat with that period (a list of equal items, a loop's states), so the
+ * draft is not cut short where the context ends.
  */
 export function lookupDraft(context: readonly number[], max: number): number[] {
   const n = context.length;
@@ -26,7 +28,11 @@ export function lookupDraft(context: readonly number[], max: number): number[] {
     for (let i = n - k - 1; i >= 0; i--) {
       let j = 0;
       while (j < k && context[i + j] === context[n - k + j]) j++;
-      if (j === k) return context.slice(i + k, Math.min(i + k + max, n));
+      if (j === k) {
+        const draft: number[] = [];
+        for (let p = i + k; draft.length < max; p++) draft.push(p < n ? context[p]! : draft[p - n]!);
+        return draft;
+      }
     }
   }
   return [];

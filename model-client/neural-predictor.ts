@@ -244,7 +244,7 @@ export class NeuralPredictor implements Predictor {
     const best = (g: Parsed[]) => g.reduce((a, b) => (b.logprob > a.logprob ? b : a));
     const [winner] = [...groups.values()].sort((a, b) => b.length - a.length || best(b).logprob - best(a).logprob);
     const chosen = best(winner!);
-    if (chosen.frame.fed) this.prefix.remember(chosen.frame.fed.ids, chosen.frame.fed.cache);
+    if (chosen.frame.fed) this.prefix.remember(chosen.frame.fed.ids, chosen.frame.fed.cache, chosen.frame.fed.ahead);
     const forced = chosen.frame.forced.filter(Boolean).length;
     return {
       ...chosen.prediction,
@@ -274,6 +274,10 @@ export class NeuralPredictor implements Predictor {
     const key = serializeFrame(direction, state, prev, action ?? undefined);
     const prediction: Prediction = { kind: 'state', origin: 'model', direction, state, text: frame.text, confidence: stateConfidence(frame) };
     return { frame, prediction, key, logprob };
+  }
+
+  async catchUp(): Promise<void> {
+    await this.prefix.catchUp();
   }
 
   release(): Promise<void> {

@@ -95,6 +95,13 @@ export interface Predictor {
    * given, must be `action`).
    */
   predict(history: readonly HistoryEntry[], action: Action, opts?: PredictOptions): Promise<Prediction>;
+  /**
+   * Optional: work that any next prediction continuing from the last one begins with, done
+   * now (NeuralPredictor: running the last frame's final tokens through the model), so
+   * that the next key press does not wait for it. The debugger calls it while the user
+   * looks at a stop; it never changes what a prediction gives.
+   */
+  catchUp?(): Promise<void>;
 }
 
 /** History and action as complete steps; checks that every earlier state has its action. */

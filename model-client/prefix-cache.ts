@@ -4,7 +4,10 @@
  * after the longest prefix it shares with the one before (the new step after a step
  * forward; nothing new after a step back or an edit, only a rollback of the cache). After a
  * greedy prediction it also keeps the predicted frame (`remember`): the next prompt holds that
- * frame as history, so a step runs only its action's few tokens.
+ * frame as history, so a step runs only its action's few tokens. The frame's last tokens
+ * (its last choice and the source line and separators the grammar forced after it) were
+ * never run, as decoding needed no logits after them; `catchUp` runs them while the debugger
+ * waits for the user, so that the key press runs little more than the action.
  *
  * `reuse: false` turns the reuse off (every prompt runs from its first token): the baseline
  * that bench/ measures the cache against, never what a debugging session uses.
@@ -32,6 +35,8 @@ export interface UnfedPrompt extends CachedPrompt {
 export class PrefixCache {
   private ids: readonly number[] = [];
   private cache: KvCache | null = null;
+  /** Tokens known to follow `ids` (the remembered frame's unrun rest), for catchUp. */
+  private ahead: readonly number[] = [];
 
   constructor(
     private readonly session: ModelSession,
@@ -43,6 +48,7 @@ export class PrefixCache {
     const { cache: past, unfed, prefilled } = this.unfed(ids);
     const { logits, cache } = await this.session.prefill(unfed, past);
     this.ids = [...ids];
+    this.ahead = [];
     this.cache = cache;
     return { cache, logits: logits.last(0), ids: this.ids, prefilled };
   }
@@ -61,14 +67,34 @@ export class PrefixCache {
     // Held until decoding remembers more: the prefix stays good whatever is written after it.
     this.ids = ids.slice(0, keep);
     this.cache = cache;
+    this.ahead = [];
     return { cache, unfed: ids.slice(keep), ids: [...ids], prefilled: ids.length - keep };
   }
 
-  /** Keeps the model's state after `ids` (a prompt and the frame decoded after it) for the next prompt. */
-  remember(ids: readonly number[], cache: KvCache): void {
+  /**
+   * Keeps the model's state after `ids` (a prompt and the frame decoded after it) for the
+   * next prompt, and the tokens known to follow them (`ahead`, the frame's unrun rest).
+   */
+  remember(ids: readonly number[], cache: KvCache, ahead: readonly number[] = []): void {
     if (!this.reuse) return;
     if (cache.length !== ids.length) throw new Error(`internal: a cache of ${cache.length} positions for ${ids.length} tokens`);
     this.ids = [...ids];
     this.cache = cache;
+    this.ahead = [...ahead];
+  }
+
+  /**
+   * Runs the tokens known to follow the remembered ones (see remember), so that the next
+   * prompt finds them cached; whatever that prompt is, the cache stays right (a prompt
+   * keeps only the prefix it shares). Returns how many tokens it ran.
+   */
+  async catchUp(): Promise<number> {
+    const ahead = this.ahead;
+    if (!this.cache || ahead.length === 0 || this.ids.length + ahead.length > this.session.maxPositions) return 0;
+    this.ahead = [];
+    const { cache } = await this.session.prefill(ahead, this.cache);
+    this.ids = [...this.ids, ...ahead];
+    this.cache = cache;
+    return ahead.length;
   }
 }

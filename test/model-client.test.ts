@@ -304,6 +304,24 @@ describe.runIf(HAS_MODEL)('with the model', () => {
     expect(b.stats!.prefilledTokens).toBeLessThan(grew);
   });
 
+  it("catches up on the last frame's unrun tokens: the next step runs only its action, and predicts the same", async () => {
+    const first = await predictor.start(COUNT, { entry: 'count', args: "'rr', 'r'" });
+    if (first.kind !== 'state') throw new Error('no first state');
+    const over = { kind: 'step_over' } as const;
+    const a = await predictor.predict([{ state: first.state }], over);
+    if (a.kind !== 'state') throw new Error('no second state');
+    const history = [{ state: first.state, action: over }, { state: a.state }];
+    const plain = await predictor.predict(history, over);
+    // Predicting `a` again leaves the cache as it was after it; this time the tail runs first.
+    await predictor.predict([{ state: first.state }], over);
+    await predictor.catchUp();
+    const caught = await predictor.predict(history, over);
+    expect(caught.text).toBe(plain.text);
+    // What runs at the key press: the action, <|frame_sep|> and what the frame's start gives.
+    expect(caught.stats!.prefilledTokens).toBeLessThanOrEqual(3);
+    expect(caught.stats!.prefilledTokens).toBeLessThan(plain.stats!.prefilledTokens);
+  });
+
   it('writes frames that always parse (10 prompts from real runs)', async () => {
     const programs = [
       { program: COUNT, entry: 'count', args: "'berry', 'r'" },

@@ -112,6 +112,23 @@ describe.skipIf(!HAS_MODEL)('prefetch on the shipped model', () => {
     expect(on.prefetchCounters.predicted).toBeGreaterThanOrEqual(on.prefetchCounters.hits);
   }, 240_000);
 
+  it("without prefetch, runs the last frame's unrun tokens while the user looks: the key press runs only its action", async () => {
+    const rt = new NeuralRuntime(predictor);
+    await rt.launch({ ...LAUNCH, prefetch: false });
+    const pressAfter = async (look: boolean) => {
+      await rt.stepOver();
+      if (look) await rt.idle(); // the catch-up runs here
+      return rt.stepOver();
+    };
+    const looked = await pressAfter(true);
+    await rt.restart();
+    // A press that arrives before the catch-up starts makes it yield: the press runs the tail itself.
+    const hurried = await pressAfter(false);
+    await rt.close();
+    expect(looked.stats!.prefilledTokens).toBeLessThanOrEqual(3);
+    expect(hurried.stats!.prefilledTokens).toBeGreaterThan(looked.stats!.prefilledTokens);
+  }, 120_000);
+
   it('a step out is served from its guess and gives the stop a session without prefetch gives (greedy)', async () => {
     const on = new NeuralRuntime(predictor);
     /** Stack depth of the stop each step-out guess was made from. */

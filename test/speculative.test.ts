@@ -30,9 +30,15 @@ describe('lookupDraft', () => {
     expect(lookupDraft([1, 2, 3, 4, 5, 7, 2, 3, 9, 1, 2, 3], 2)).toEqual([4, 5]);
     // Only the last token matches: its latest earlier occurrence.
     expect(lookupDraft([5, 6, 5, 7, 8, 5], 3)).toEqual([7, 8, 5]);
-    // The continuation stops at the end of the context, and at max.
-    expect(lookupDraft([1, 2, 1], 5)).toEqual([2, 1]);
+    // Stops at max.
     expect(lookupDraft([1, 2, 3, 1], 1)).toEqual([2]);
+  });
+
+  it('reads a match near the end on into the draft: the text repeats with that period', () => {
+    // [1] last occurred 2 back: period 2, so 2, 1, 2, ... rather than a draft cut at the context's end.
+    expect(lookupDraft([1, 2, 1], 5)).toEqual([2, 1, 2, 1, 2]);
+    // ", 15" repeating (tokens 7 = ",", 8 = " ", 9 = "15"): the list goes on.
+    expect(lookupDraft([3, 9, 7, 8, 9, 7, 8, 9], 7)).toEqual([7, 8, 9, 7, 8, 9, 7]);
   });
 
   it('proposes nothing without an earlier occurrence, or when asked for none', () => {
