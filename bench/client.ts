@@ -38,6 +38,8 @@ export interface StepSample {
   replayed: boolean;
   /** Tokens of the frame (chosen by the model and fixed by the grammar). */
   tokens?: number;
+  /** Of those, the ones the model chose: one forward pass each when decoding one chosen token per pass (the floor's passes). */
+  sampled?: number;
   passes?: number;
   prefilled?: number;
   /** The prediction's own time (for a prefetched stop: the time it took in the background). */
@@ -129,7 +131,7 @@ export async function runSession(root: string, program: BenchProgram, config: Co
         ms,
         prefetched: ndb.prefetched === true,
         replayed: ndb.replayed === true,
-        ...(s ? { tokens: s.sampledTokens + s.forcedTokens, passes: s.forwardPasses, prefilled: s.prefilledTokens, predictMs: s.milliseconds } : {}),
+        ...(s ? { tokens: s.sampledTokens + s.forcedTokens, sampled: s.sampledTokens, passes: s.forwardPasses, prefilled: s.prefilledTokens, predictMs: s.milliseconds } : {}),
       });
       ended = ndb.end === true;
       await seen();

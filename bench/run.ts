@@ -27,9 +27,10 @@
  * asks a step without prefetch to be at least 3x faster than baseline (1); all-off / ours),
  * tokens, forward passes and prompt tokens run per step, and the floor: the weight bytes a
  * forward pass reads over the memory bandwidth measured in this run, times the forward passes
- * a step takes (one token per pass, as the all-off baseline decodes; and noprefetch's own
- * passes, with noprefetch's median over it; the memory bandwidth is the best of one and two
- * copying threads, bench/bandwidth.ts). Then noprefetch once more on every program with no
+ * a step takes (one per chosen token, as the all-off baseline decodes; and noprefetch's own
+ * passes), per step; noprefetch's figure is the median over its steps of each step's latency
+ * over that step's floor (the memory bandwidth is the best of one and two copying threads,
+ * bench/bandwidth.ts). Then noprefetch once more on every program with no
  * think time, against the same floor: a warm CPU (bench/pass-ramp.ts shows what a pause
  * costs the next passes). Per configuration: time to the first stop (cold), peak RSS, the
  * longest event-loop delay in the adapter during the steps (bench/event-loop.ts), failed key
@@ -124,11 +125,19 @@ interface Row {
   passesPerStep: Record<Config, number>;
   /** Prompt tokens run through the model per step (the rest came from the cache). */
   promptTokensRun: Record<Config, number>;
-  /** Floor latency, weight bytes / bandwidth x passes per step: one token per pass (the all-off baseline's passes), and noprefetch's own passes. */
+  /**
+   * The floor of each step, weight bytes / bandwidth x passes: one chosen token per pass
+   * (the step's chosen tokens: what the all-off client's passes are), and noprefetch's own
+   * passes; the median over the action's noprefetch steps.
+   */
   floorMs: { onePerPass: number; noprefetch: number };
-  /** noprefetch's median over each floor (the issue's target: within 2x). */
+  /** The median over noprefetch's steps of each step's latency over its own floor (the issue's target: within 2x). */
   noprefetchOverFloor: { onePerPass: number; noprefetch: number };
 }
+
+/** A step's latency over its floor: `passes` forward passes at the floor's cost each. */
+const overFloor = (s: StepSample, passes: number | undefined) => (passes ? s.ms / (passes * msPerPass) : NaN);
+const medianOf = (values: number[]) => percentile(values.filter(Number.isFinite), 50);
 
 function row(action: string, pick: (c: Config) => StepSample[]): Row {
   const samples = perConfig(pick);
@@ -139,7 +148,8 @@ function row(action: string, pick: (c: Config) => StepSample[]): Row {
   const avg = (key: 'tokens' | 'passes' | 'prefilled') => perConfig((c) => mean(defined(samples[c].map((x) => x[key]))));
   const passesPerStep = avg('passes');
   const med = (c: Config) => latency[c].median;
-  const floorMs = { onePerPass: msPerPass * passesPerStep.baseline, noprefetch: msPerPass * passesPerStep.noprefetch };
+  const nopf = samples.noprefetch;
+  const floorMs = { onePerPass: medianOf(nopf.map((s) => (s.sampled ?? NaN) * msPerPass)), noprefetch: medianOf(nopf.map((s) => (s.passes ?? NaN) * msPerPass)) };
   return {
     action,
     latency,
@@ -154,7 +164,7 @@ function row(action: string, pick: (c: Config) => StepSample[]): Row {
     passesPerStep,
     promptTokensRun: avg('prefilled'),
     floorMs,
-    noprefetchOverFloor: { onePerPass: med('noprefetch') / floorMs.onePerPass, noprefetch: med('noprefetch') / floorMs.noprefetch },
+    noprefetchOverFloor: { onePerPass: medianOf(nopf.map((s) => overFloor(s, s.sampled))), noprefetch: medianOf(nopf.map((s) => overFloor(s, s.passes))) },
   };
 }
 
@@ -162,9 +172,9 @@ const table: Row[] = [...ACTIONS.map((a) => row(a, (c) => steps(c, a))), row('al
 
 /** noprefetch with no think time, over all steps, against the same one-token floor. */
 const warm = (() => {
-  const ms = warmSessions.filter((s) => !s.error).flatMap((s) => s.steps.filter((x) => !x.replayed).map((x) => x.ms));
-  const floor = table[table.length - 1]!.floorMs.onePerPass;
-  return { thinkMs: 0, n: ms.length, median: percentile(ms, 50), p95: percentile(ms, 95), overFloorOnePerPass: percentile(ms, 50) / floor };
+  const warmSteps = warmSessions.filter((s) => !s.error).flatMap((s) => s.steps.filter((x) => !x.replayed));
+  const ms = warmSteps.map((x) => x.ms);
+  return { thinkMs: 0, n: ms.length, median: percentile(ms, 50), p95: percentile(ms, 95), overFloorOnePerPass: medianOf(warmSteps.map((x) => overFloor(x, x.sampled))) };
 })();
 
 /** Sessions of one program under two configs whose stops the client saw alike: all of them, and how many stops before the first difference. */
@@ -235,6 +245,11 @@ const summary = {
   eventLoopDelay: perConfig(eventLoop),
   /** noprefetch again with no think time (a warm CPU), all steps. */
   warmNoprefetch: warm,
+  /** The floor's one-token-per-pass count is a step's chosen tokens: all-off's steps, whose passes they should equal. */
+  floorPassesCheck: (() => {
+    const offSteps = steps('baseline').filter((x) => x.passes !== undefined && x.sampled !== undefined);
+    return { steps: offSteps.length, equal: offSteps.filter((x) => x.passes === x.sampled).length };
+  })(),
   failedKeyPresses: perConfig((c) => sessions.filter((s) => s.config === c).reduce((a, s) => a + s.failedSteps.length, 0)),
   sameStates: {
     /** Must be all identical: the same model and greedy choices, the optimizations only change speed. */
@@ -266,14 +281,16 @@ const lines = [
     return `${r.action.padEnd(11)} ${String(l.ours.n).padStart(3)} | ${f(l.ours.median, 1).padStart(8)} ${f(l.ours.p95).padStart(5)} ${`${r.hits}/${l.ours.n}`.padStart(5)} | ${f(l.noprefetch.median, 1).padStart(8)} ${f(l.noprefetch.p95).padStart(5)} | ${f(l.baseline.median).padStart(11)} | ${f(l.generate.median).padStart(7)} | ${x(r.ratios.generateOverNoprefetch).padStart(8)} ${x(r.ratios.generateOverOurs).padStart(8)} ${x(r.ratios.baselineOverOurs).padStart(12)}`;
   }),
   '',
-  `per step, ours/nopf/all-off/gen; floor = weight bytes / bandwidth x passes: one chosen token per pass (all-off's passes), and nopf's own passes (drafts):`,
-  `action      |                 tokens |                 passes |      prompt tokens run | floor ms: 1 tok/pass  nopf passes | nopf p50 / floor: 1 tok/pass  nopf passes`,
+  `per step, ours/nopf/all-off/gen (means); a step's floor = weight bytes / bandwidth x passes: one per chosen token (all-off's passes), or nopf's own passes (drafts);`,
+  `floor ms = the median of nopf's steps' floors; nopf / floor = the median over nopf's steps of each step's latency over its own floor:`,
+  `action      |                 tokens |                 passes |      prompt tokens run | floor ms: 1 tok/pass  nopf passes |   nopf / floor: 1 tok/pass  nopf passes`,
   ...table.map(
     (r) =>
       `${r.action.padEnd(11)} | ${slash(r.tokensPerStep, 1).padStart(22)} | ${slash(r.passesPerStep, 1).padStart(22)} | ${slash(r.promptTokensRun, 0).padStart(22)} | ${f(r.floorMs.onePerPass, 1).padStart(20)} ${f(r.floorMs.noprefetch, 1).padStart(12)} | ${x(r.noprefetchOverFloor.onePerPass).padStart(28)} ${x(r.noprefetchOverFloor.noprefetch).padStart(12)}`,
   ),
   '',
-  `nopf with no think time (the CPU still warm from the last key press), all steps: p50 ${f(warm.median, 1)} ms, p95 ${f(warm.p95)} ms (${warm.n} steps) = ${x(warm.overFloorOnePerPass)} the 1 tok/pass floor`,
+  `nopf with no think time (the CPU still warm from the last key press), all steps: p50 ${f(warm.median, 1)} ms, p95 ${f(warm.p95)} ms (${warm.n} steps); median step ${x(warm.overFloorOnePerPass)} its 1 tok/pass floor`,
+  `all-off's forward passes equal its chosen tokens (the 1 tok/pass floor's passes) in ${summary.floorPassesCheck.equal}/${summary.floorPassesCheck.steps} steps`,
   '',
   `first stop after launch (cold: process, model load, program prefill), median ms: ${CONFIGS.map((c) => `${c} ${f(summary.cold.median[c])}`).join(', ')}`,
   `peak RSS of the adapter, MiB: ${CONFIGS.map((c) => `${c} ${mib(summary.peakRssBytes[c])}`).join(', ')}`,

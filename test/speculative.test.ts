@@ -11,9 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '../data-pipeline/rng.js';
 import { sampleTrajectory } from '../data-pipeline/trajectories.js';
 import { serializeTrajectory } from '../grammar/serialize.js';
+import type { State } from '../grammar/state.js';
+import { TOKENS } from '../grammar/tokens.js';
 import { truncateTrajectory } from '../grammar/truncate.js';
 import { decodeFrames, type DecodeOutcome } from '../model-client/decode.js';
 import { lookupDraft, structuralDraft } from '../model-client/draft.js';
+import { assignedNames, guessFrameStart } from '../model-client/frame-start-guess.js';
+import { programInfo } from '../model-client/program-info.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { PrefixCache } from '../model-client/prefix-cache.js';
@@ -66,6 +70,61 @@ describe('structuralDraft', () => {
   });
 });
 
+describe('guessFrameStart', () => {
+  const program = 'def count(s, t):\n    n = 0\n    for c in s:\n        if c == t:\n            n += 1\n    return n\n';
+  const lines = sourceLines(program);
+  const state = (line: number, locals: Record<string, string>, event: 'call' | 'line' = 'line'): State => ({ event, line, source: lines[line - 1]!, stack: [{ function: 'count', line }], locals });
+  const over = { kind: 'step_over' } as const;
+
+  it('writes the next executable line with the locals the line assigns left open', async () => {
+    const info = await programInfo(program);
+    const call = state(1, { s: "'rr'", t: "'r'" }, 'call');
+    // From the call: the body's first line, nothing assigned yet.
+    expect(guessFrameStart('forward', [{ state: call, action: over }], over, info, lines)).toBe(`${TOKENS.lineSep}${TOKENS.locSep}2${TOKENS.argSep}{"..": ".."}${TOKENS.srcSep}    n = 0`);
+    // From `n = 0`: line 3, and `n` is new: the guess stops where its value starts.
+    const steps = [
+      { state: call, action: over },
+      { state: state(2, { s: "'rr'", t: "'r'" }), action: over },
+    ];
+    expect(guessFrameStart('forward', steps, over, info, lines)).toBe(`${TOKENS.lineSep}${TOKENS.locSep}3${TOKENS.argSep}{"..": "..", "n": `);
+    // From `return n`: a return event.
+    const ret = [{ state: state(6, { s: "'rr'", t: "'r'", n: '2' }), action: over }];
+    expect(guessFrameStart('forward', ret, over, info, lines)?.startsWith(TOKENS.returnSep)).toBe(true);
+  });
+
+  it('in a loop, takes the line that followed this one the last time', async () => {
+    const info = await programInfo(program);
+    const locals = { s: "'rr'", t: "'r'", n: '0', c: "'r'" };
+    const steps = [
+      { state: state(4, locals), action: over },
+      { state: state(5, locals), action: over }, // the `if` was true: line 5 came after 4
+      { state: state(3, { ...locals, n: '1' }), action: over },
+      { state: state(4, { ...locals, n: '1' }), action: over },
+    ];
+    expect(guessFrameStart('forward', steps, over, info, lines)).toContain(`${TOKENS.locSep}5${TOKENS.argSep}`);
+  });
+
+  it('guesses nothing for other actions or directions', async () => {
+    const info = await programInfo(program);
+    const steps = [{ state: state(2, { s: "'rr'", t: "'r'" }), action: { kind: 'step_return' } as const }];
+    expect(guessFrameStart('forward', steps, { kind: 'step_return' }, info, lines)).toBeNull();
+    expect(guessFrameStart('inverse', steps, over, info, lines)).toBeNull();
+  });
+
+  it('reads the names a line assigns from its text', () => {
+    expect(assignedNames('    n = 0')).toEqual(['n']);
+    expect(assignedNames('        n += 1')).toEqual(['n']);
+    expect(assignedNames('    x[i] = 3')).toEqual(['x']);
+    expect(assignedNames('    x: int = 5')).toEqual(['x']);
+    expect(assignedNames('    for i, (k, v) in enumerate(d.items()):')).toEqual(['i', 'k', 'v']);
+    expect(assignedNames('    y = f(x=2)')).toEqual(['y']);
+    // Comparisons and keyword arguments assign nothing.
+    expect(assignedNames('    if n <= 1:')).toEqual([]);
+    expect(assignedNames('    foo(a=1)')).toEqual([]);
+    expect(assignedNames('    return a == b')).toEqual([]);
+  });
+});
+
 describe.runIf(HAS_MODEL)('speculative greedy decoding', () => {
   let predictor: NeuralPredictor;
   beforeAll(async () => {
@@ -87,6 +146,7 @@ describe.runIf(HAS_MODEL)('speculative greedy decoding', () => {
     let draftedPasses = 0;
     let unfedPasses = 0;
     let frames = 0;
+    let guessed = 0;
     for (let k = 0; k < 12; k++) {
       const { program, entry, args } = programs[k % programs.length]!;
       const tree = new StateTree(await traceSource(program, { entry, args }));
@@ -107,6 +167,16 @@ describe.runIf(HAS_MODEL)('speculative greedy decoding', () => {
       const [drafted, d] = await decode(12);
       plainPasses += p;
       draftedPasses += d;
+      // A first draft from guessing the frame's start (frame-start-guess.ts), and one that is
+      // right for a few tokens and then wrong: the frame is still plain greedy decoding's.
+      const guess = guessFrameStart(t.direction, history, last.action, await programInfo(program), lines);
+      const right = plain.ok ? plain.frame.ids : tokenizer.encode(guess ?? '');
+      const wrong = right.map((id, i) => (i === 3 ? (id === 50 ? 51 : 50) : id));
+      for (const startDraft of [...(guess ? [tokenizer.encode(guess)] : []), wrong]) {
+        const [started] = await decodeFrames(ctx, prompt, rules, 1, { maxNewTokens: 200, draftTokens: 12, startDraft });
+        expect(started!.ok ? started!.frame.ids : started).toEqual(plain.ok ? plain.frame.ids : plain);
+      }
+      if (guess) guessed++;
       // The prompt's last tokens unfed (PrefixCache.unfed): they run in the first drafted pass,
       // so the prompt costs no pass of its own. Last: it writes over the full prompt's cache.
       const before = session.passes;
@@ -127,6 +197,7 @@ describe.runIf(HAS_MODEL)('speculative greedy decoding', () => {
     }
     console.info(`speculative decoding: ${frames} of 12 frames complete, ${plainPasses} forward passes plain, ${draftedPasses} with drafts, ${unfedPasses} with drafts and the prompt's last 5 tokens (each prompt's own pass not counted in the first two)`);
     expect(frames).toBeGreaterThan(0);
+    expect(guessed).toBeGreaterThan(0);
     expect(draftedPasses).toBeLessThan(plainPasses);
     expect(unfedPasses).toBeLessThan(draftedPasses + 12);
   });
