@@ -203,6 +203,9 @@ function outcome(ctx: DecodeContext, row: Row, fed?: DecodedFrame['fed']): Decod
   };
 }
 
+/** A guessed frame start (`startDraft`) may be this many times as long as a lookup draft. */
+const START_DRAFT_FACTOR = 2;
+
 /** What the last forward pass of decodeDrafted fed after the tokens written before it. */
 interface DraftPass {
   logits: Logits;
@@ -268,9 +271,11 @@ async function decodeDrafted(ctx: DecodeContext, prompt: PromptState, row: Row, 
     // No draft past the context or the frame's budget: those positions could never be kept.
     const room = Math.min(opts.draftTokens, session.maxPositions - cache.length - written, opts.maxNewTokens - row.ids.length);
     const context = [...promptIds, ...row.ids.slice(prompt.ids ? given : 0)];
-    let draft: number[] = pass === null && opts.startDraft ? grammatical(ctx.table, row.constraint, opts.startDraft.slice(0, room)) : [];
-    if (draft.length === 0) draft = grammatical(ctx.table, row.constraint, lookupDraft(context, room));
-    if (draft.length === 0) draft = grammatical(ctx.table, row.constraint, structuralDraft(context, room, (id) => ctx.table.special(id) !== undefined));
+    // A guessed start may run longer: a whole short frame in the first pass.
+    const startRoom = Math.min(START_DRAFT_FACTOR * opts.draftTokens, session.maxPositions - cache.length - written, opts.maxNewTokens - row.ids.length);
+    let draft: number[] = pass === null && opts.startDraft ? grammatical(ctx, row.constraint, opts.startDraft.slice(0, startRoom)) : [];
+    if (draft.length === 0) draft = grammatical(ctx, row.constraint, lookupDraft(context, room));
+    if (draft.length === 0) draft = grammatical(ctx, row.constraint, structuralDraft(context, room, (id) => ctx.table.special(id) !== undefined));
     let result;
     try {
       result = await session.forward([[...unfed, ...row.pending, ...draft]], cache);
@@ -306,13 +311,29 @@ function writeForced(ctx: DecodeContext, row: Row): void {
 /**
  * The draft's longest prefix that the grammar allows after what is written (`constraint`,
  * not changed): a token the grammar refuses can never be chosen, so it and whatever follows
- * it would only be wasted positions of the pass and a rollback of the cache.
+ * it would only be wasted positions of the pass and a rollback of the cache. It also ends
+ * where the grammar fixes the rest of the frame (the source line and `<|action_sep|>` after
+ * the locals): no choice needs logits after that, and those tokens run after the stop is
+ * shown (PrefixCache.catchUp), not while the user waits.
  */
-function grammatical(table: TokenTable, constraint: FrameConstraint, draft: number[]): number[] {
+function grammatical(ctx: DecodeContext, constraint: FrameConstraint, draft: readonly number[]): number[] {
   const c = constraint.clone();
   let n = 0;
-  while (n < draft.length && !c.done && accept(c, table, draft[n]!)) n++;
+  while (n < draft.length && !c.done && accept(c, ctx.table, draft[n]!)) {
+    n++;
+    if (forcedToEnd(ctx, c)) break;
+  }
   return draft.slice(0, n);
+}
+
+/** Whether the grammar fixes every token from here to the frame's end (`constraint` not changed). */
+function forcedToEnd(ctx: DecodeContext, constraint: FrameConstraint): boolean {
+  if (!constraint.forced()) return false;
+  const c = constraint.clone();
+  for (let f = c.forced(); f && !c.done; f = c.forced()) {
+    for (const id of [...ctx.tokenizer.encode(f.text), ctx.tokenizer.tokenId(f.special)]) if (!accept(c, ctx.table, id)) return false;
+  }
+  return c.done;
 }
 
 function accept(constraint: FrameConstraint, table: TokenTable, id: number): boolean {

@@ -10,13 +10,17 @@
  *
  * - the line: in a loop, the line that followed this one the last time the run left it;
  *   otherwise the function's next executable line (compile()'s lines, program-info.ts); a
- *   `return` line returns;
+ *   `return` line returns; after the outermost frame's return, the run ends with its value;
  * - the locals: the names the executed line assigns (`x = ...`, `x += ...`, `for x in ...`,
- *   `x[i] = ...`) change; the guess writes the frame up to the first changed value, which
- *   it leaves to the model. Every other local is written as unchanged.
+ *   `x[i] = ...`) change. Where the text alone tells the new value (a literal, another
+ *   local, an int plus an int: valueAssigned) the guess writes it; otherwise it writes the
+ *   frame up to that value and leaves the rest to the model. Every other local is written
+ *   as unchanged. Nothing here runs the program: it only reads its text.
  */
-import { serializeFrame } from '../grammar/serialize.js';
+import { serializeExit, serializeFrame } from '../grammar/serialize.js';
 import type { Action, Direction, State, Step } from '../grammar/state.js';
+import { TOKENS } from '../grammar/tokens.js';
+import { truncateRepr } from '../grammar/truncate.js';
 import { functionAt, type ProgramInfo } from './program-info.js';
 
 /** Stands for a value the guess does not know; the guessed text ends before it. */
@@ -27,8 +31,13 @@ const UNKNOWN = '\u2063unknown\u2063';
  * last state of `steps`, in the trace language; null where no guess applies.
  */
 export function guessFrameStart(direction: Direction, steps: readonly Step[], action: Action, info: ProgramInfo, lines: readonly string[]): string | null {
-  if (direction !== 'forward' || (action.kind !== 'step_over' && action.kind !== 'step_into')) return null;
+  if (direction !== 'forward') return null;
   const prev = steps[steps.length - 1]!.state;
+  // The outermost frame returned: any step forward ends the run with that value.
+  if (prev.event === 'return' && prev.stack.length === 1 && prev.value !== undefined && action.kind !== 'breakpoint') {
+    return serializeExit({ kind: 'normal', value: truncateRepr(prev.value) }) + TOKENS.traceEnd;
+  }
+  if (action.kind !== 'step_over' && action.kind !== 'step_into') return null;
   if (prev.event !== 'line' && prev.event !== 'call') return null;
   const guess = prev.event === 'line' && /^\s*return\b/.test(prev.source) ? returnGuess(prev) : lineGuess(steps, prev, info, lines);
   if (!guess) return null;
@@ -45,7 +54,11 @@ function lineGuess(steps: readonly Step[], prev: State, info: ProgramInfo, lines
   const line = lineAfterInRun(steps, prev) ?? nextExecutableLine(info, prev.line);
   if (line === undefined || line < 1 || line > lines.length) return null;
   const locals = { ...prev.locals };
-  if (prev.event === 'line') for (const name of assignedNames(prev.source)) locals[name] = UNKNOWN;
+  if (prev.event === 'line') {
+    const names = assignedNames(prev.source);
+    for (const name of names) locals[name] = UNKNOWN;
+    if (names.length === 1) locals[names[0]!] = truncateRepr(valueAssigned(prev.source, prev.locals) ?? UNKNOWN);
+  }
   const innermost = prev.stack[prev.stack.length - 1]!;
   return { event: 'line', line, source: lines[line - 1]!, stack: [...prev.stack.slice(0, -1), { function: innermost.function, line }], locals };
 }
@@ -70,6 +83,42 @@ function nextExecutableLine(info: ProgramInfo, line: number): number | undefined
 }
 
 const IDENTIFIER = /^[A-Za-z_]\w*/;
+
+/**
+ * The repr a simple assignment gives its one target, where the text alone tells: a literal
+ * (`n = 0`, `s = 'a'`, `xs = []`, `t = (1, -2)`), another local (`y = x`: the same object),
+ * or an int local plus or minus an int literal (`n += 1`). Undefined otherwise.
+ */
+export function valueAssigned(source: string, locals: Readonly<Record<string, string>>): string | undefined {
+  const m = /^\s*([A-Za-z_]\w*)\s*(?::[^=]+)?([-+]?)=(?!=)\s*(.+?)\s*(?:#.*)?$/.exec(source);
+  if (!m) return undefined;
+  const [, target, op, rhs] = m as unknown as [string, string, string, string];
+  if (op) {
+    const before = locals[target];
+    if (before === undefined || !INT.test(before) || !INT.test(rhs)) return undefined;
+    return String(op === '+' ? BigInt(before) + BigInt(rhs) : BigInt(before) - BigInt(rhs));
+  }
+  if (/^[A-Za-z_]\w*$/.test(rhs) && rhs in locals && !(rhs in CONSTANTS)) return locals[rhs];
+  return literalRepr(rhs);
+}
+
+const INT = /^-?(?:0|[1-9]\d*)$/;
+const STRING = /^(?:'[^'"\\\n]*'|"[^'"\\\n]*")$/;
+const CONSTANTS: Record<string, string> = { None: 'None', True: 'True', False: 'False' };
+
+/** Python's repr of a literal of ints, plain strings, None/True/False and flat lists or tuples of them; undefined for anything else. */
+function literalRepr(text: string): string | undefined {
+  const scalar = (t: string) => (INT.test(t) ? String(BigInt(t)) : STRING.test(t) ? `'${t.slice(1, -1)}'` : CONSTANTS[t]);
+  const one = scalar(text);
+  if (one !== undefined) return one;
+  const seq = /^([[(])(.*)([\])])$/.exec(text);
+  if (!seq || (seq[1] === '[') !== (seq[3] === ']')) return undefined;
+  const inner = seq[2]!.trim();
+  const items = inner === '' ? [] : inner.replace(/,\s*$/, '').split(',').map((x) => scalar(x.trim()));
+  if (items.some((x) => x === undefined)) return undefined;
+  const body = items.join(', ');
+  return seq[1] === '[' ? `[${body}]` : items.length === 1 ? `(${body},)` : `(${body})`;
+}
 
 /**
  * The local names a simple statement binds or mutates, in order: the targets of `=` and of

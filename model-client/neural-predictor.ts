@@ -136,6 +136,9 @@ export class NeuralPredictor implements Predictor {
     this.program = { text: program, lines, names: FrameNames.ofProgram(lines), ...signaturesOf(info), info, contextIds };
     if (start.kind === 'known') {
       const { state } = start;
+      // Every next prompt begins with this frame: it runs while the user looks at the first stop (catchUp).
+      const text = historyText(program, [{ state, action: { kind: 'step_over' } }]);
+      this.prefix.remember(context.ids, context.cache, this.tokenizer.encode(text.slice(0, text.indexOf(TOKENS.actionSep) + TOKENS.actionSep.length)));
       return { kind: 'state', origin: 'input', direction: 'forward', state, text: '', confidence: CERTAIN_STATE(Object.keys(state.locals), false) };
     }
     if (start.kind === 'exit') return { kind: 'exit', origin: 'input', exit: start.exit, text: '', confidence: CERTAIN_EXIT(true) };

@@ -115,6 +115,9 @@ describe.skipIf(!HAS_MODEL)('prefetch on the shipped model', () => {
   it("without prefetch, runs the last frame's unrun tokens while the user looks: the key press runs only its action", async () => {
     const rt = new NeuralRuntime(predictor);
     await rt.launch({ ...LAUNCH, prefetch: false });
+    await rt.idle(); // the first state, from the arguments, runs here
+    const first = await rt.stepOver();
+    expect(first.stats!.prefilledTokens).toBeLessThanOrEqual(3);
     const pressAfter = async (look: boolean) => {
       await rt.stepOver();
       if (look) await rt.idle(); // the catch-up runs here
