@@ -16,7 +16,7 @@ import { TOKENS } from '../grammar/tokens.js';
 import { truncateTrajectory } from '../grammar/truncate.js';
 import { decodeFrames, type DecodeOutcome } from '../model-client/decode.js';
 import { lookupDraft, structuralDraft } from '../model-client/draft.js';
-import { assignedNames, guessFrameStart } from '../model-client/frame-start-guess.js';
+import { assignedNames, guessFrameStart, valueAssigned } from '../model-client/frame-start-guess.js';
 import { programInfo } from '../model-client/program-info.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
@@ -81,12 +81,15 @@ describe('guessFrameStart', () => {
     const call = state(1, { s: "'rr'", t: "'r'" }, 'call');
     // From the call: the body's first line, nothing assigned yet.
     expect(guessFrameStart('forward', [{ state: call, action: over }], over, info, lines)).toBe(`${TOKENS.lineSep}${TOKENS.locSep}2${TOKENS.argSep}{"..": ".."}${TOKENS.srcSep}    n = 0`);
-    // From `n = 0`: line 3, and `n` is new: the guess stops where its value starts.
+    // From `n = 0`: line 3, and `n` is new, with the literal's repr.
     const steps = [
       { state: call, action: over },
       { state: state(2, { s: "'rr'", t: "'r'" }), action: over },
     ];
-    expect(guessFrameStart('forward', steps, over, info, lines)).toBe(`${TOKENS.lineSep}${TOKENS.locSep}3${TOKENS.argSep}{"..": "..", "n": `);
+    expect(guessFrameStart('forward', steps, over, info, lines)).toBe(`${TOKENS.lineSep}${TOKENS.locSep}3${TOKENS.argSep}{"..": "..", "n": "0"}${TOKENS.srcSep}    for c in s:`);
+    // From `for c in s:`: `c` changes to a value the text does not tell: the guess stops where it starts.
+    const loop = [...steps, { state: state(3, { s: "'rr'", t: "'r'", n: '0' }), action: over }];
+    expect(guessFrameStart('forward', loop, over, info, lines)).toBe(`${TOKENS.lineSep}${TOKENS.locSep}4${TOKENS.argSep}{"..": "..", "c": `);
     // From `return n`: a return event.
     const ret = [{ state: state(6, { s: "'rr'", t: "'r'", n: '2' }), action: over }];
     expect(guessFrameStart('forward', ret, over, info, lines)?.startsWith(TOKENS.returnSep)).toBe(true);
@@ -109,6 +112,20 @@ describe('guessFrameStart', () => {
     const steps = [{ state: state(2, { s: "'rr'", t: "'r'" }), action: { kind: 'step_return' } as const }];
     expect(guessFrameStart('forward', steps, { kind: 'step_return' }, info, lines)).toBeNull();
     expect(guessFrameStart('inverse', steps, over, info, lines)).toBeNull();
+  });
+
+  it('reads the value a simple assignment gives from its text alone', () => {
+    const locals = { n: '3', s: "'ab'" };
+    expect(valueAssigned('    n = 0', locals)).toBe('0');
+    expect(valueAssigned('    n += 1', locals)).toBe('4');
+    expect(valueAssigned('    t = (1,-2)', locals)).toBe('(1, -2)');
+    expect(valueAssigned('    u = "hi"', locals)).toBe("'hi'");
+    expect(valueAssigned('    w = s', locals)).toBe("'ab'");
+    expect(valueAssigned('    xs = []', locals)).toBe('[]');
+    // What only running the program could tell.
+    expect(valueAssigned('    y = f(1)', locals)).toBeUndefined();
+    expect(valueAssigned('    z = 1.5', locals)).toBeUndefined();
+    expect(valueAssigned('    s += 1', locals)).toBeUndefined();
   });
 
   it('reads the names a line assigns from its text', () => {
