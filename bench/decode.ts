@@ -1,8 +1,10 @@
 /**
  * `node dist/bench/decode.js [--prompts N] [--draft K] [--threads T] [--precision fp32|int8]`: greedy decoding of
  * one frame, plain (one chosen token per forward pass) against drafted (speculative
- * decoding, decode.ts), on the same prompts in the same run, taking turns on each prompt so
- * that a busy machine weighs on both alike. No adapter, no prefetch: the decoder alone.
+ * decoding, decode.ts) and against drafted with the first draft guessed from the program
+ * (frame-start-guess.ts, as the debugger decodes), on the same prompts in the same run,
+ * taking turns on each prompt so that a busy machine weighs on all alike. No adapter, no
+ * prefetch: the decoder alone.
  *
  * Prompts come from real traces of the benchmark's programs (bench/programs.ts), cut after a
  * random number of steps, as training's trajectories are; each prompt's cache is computed
@@ -18,11 +20,13 @@ import { Rng } from '../data-pipeline/rng.js';
 import { sampleTrajectory } from '../data-pipeline/trajectories.js';
 import { serializeTrajectory } from '../grammar/serialize.js';
 import { truncateTrajectory } from '../grammar/truncate.js';
-import { decodeFrames } from '../model-client/decode.js';
+import { decodeFrames, type SamplingOptions } from '../model-client/decode.js';
+import { guessFrameStart } from '../model-client/frame-start-guess.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
 import { defaultModelDir } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { PrefixCache } from '../model-client/prefix-cache.js';
+import { programInfo } from '../model-client/program-info.js';
 import { TokenTable } from '../model-client/token-table.js';
 import { StateTree } from '../state-tree/tree.js';
 import { sourceLines, traceSource } from '../tracer/run-tracer.js';
@@ -40,9 +44,11 @@ const { session, tokenizer } = predictor;
 const ctx = { session, tokenizer, table: await TokenTable.load(defaultModelDir(), tokenizer) };
 const programs = await benchPrograms(ROOT, await mkdtemp(join(tmpdir(), 'ndb-decode-')), 5, 2);
 const rng = new Rng(7);
-const runs = { plain: { ms: [] as number[], passes: [] as number[] }, drafted: { ms: [] as number[], passes: [] as number[] } };
+type Variant = 'plain' | 'drafted' | 'guessed';
+const VARIANTS: readonly Variant[] = ['plain', 'drafted', 'guessed'];
+const runs = Object.fromEntries(VARIANTS.map((v) => [v, { ms: [] as number[], passes: [] as number[] }])) as Record<Variant, { ms: number[]; passes: number[] }>;
 let identical = 0;
-let faster = 0;
+let guessed = 0;
 let tokens = 0;
 for (let k = 0; k < count; k++) {
   const p = programs[k % programs.length]!;
@@ -56,28 +62,35 @@ for (let k = 0; k < count; k++) {
   const ids = tokenizer.encode(serializeTrajectory({ ...t, steps: history, exit: null }));
   if (ids.length + 256 > session.maxPositions) continue;
   const prompt = await new PrefixCache(session).prompt(ids);
+  const guess = guessFrameStart(t.direction, history, last.action, await programInfo(program), lines);
+  if (guess) guessed++;
+  const options: Record<Variant, SamplingOptions> = {
+    plain: { draftTokens: 0 },
+    drafted: { draftTokens },
+    guessed: { draftTokens, ...(guess ? { startDraft: tokenizer.encode(guess) } : {}) },
+  };
   const texts: string[] = [];
-  for (const [name, draft] of (k % 2 ? [['drafted', draftTokens], ['plain', 0]] : [['plain', 0], ['drafted', draftTokens]]) as ['plain' | 'drafted', number][]) {
+  // Each variant first on a third of the prompts: a busy machine weighs on all alike.
+  for (const name of VARIANTS.map((_, i) => VARIANTS[(i + k) % VARIANTS.length]!)) {
     const passes = session.passes;
     const t0 = performance.now();
-    const [out] = await decodeFrames(ctx, prompt, rules, 1, { maxNewTokens: 256, draftTokens: draft });
+    const [out] = await decodeFrames(ctx, prompt, rules, 1, { maxNewTokens: 256, ...options[name] });
     runs[name].ms.push(performance.now() - t0);
     runs[name].passes.push(session.passes - passes);
     texts.push(out!.ok ? out!.frame.text : out!.error.message);
     if (name === 'plain' && out!.ok) tokens += out!.frame.ids.length;
   }
-  if (texts[0] === texts[1]) identical++;
-  if (runs.drafted.ms.at(-1)! < runs.plain.ms.at(-1)!) faster++;
+  if (texts.every((x) => x === texts[0])) identical++;
 }
 const f = (x: number, d = 1) => x.toFixed(d);
 const n = runs.plain.ms.length;
-const line = (name: 'plain' | 'drafted') => `${name.padEnd(8)} passes/frame ${f(mean(runs[name].passes)).padStart(5)}  ms/frame p50 ${f(percentile(runs[name].ms, 50)).padStart(6)} mean ${f(mean(runs[name].ms)).padStart(6)}  ms/pass ${f(mean(runs[name].ms) / mean(runs[name].passes), 2)}`;
+const line = (name: Variant) => `${name.padEnd(8)} passes/frame ${f(mean(runs[name].passes)).padStart(5)}  ms/frame p50 ${f(percentile(runs[name].ms, 50)).padStart(6)} mean ${f(mean(runs[name].ms)).padStart(6)}  ms/pass ${f(mean(runs[name].ms) / mean(runs[name].passes), 2)}`;
+const ratio = (name: Variant) => `plain/${name}: passes ${f(mean(runs.plain.passes) / mean(runs[name].passes), 2)}x, mean ms ${f(mean(runs.plain.ms) / mean(runs[name].ms), 2)}x, median ms ${f(percentile(runs.plain.ms, 50) / percentile(runs[name].ms, 50), 2)}x`;
 process.stdout.write(
   [
-    `${precision}, ${values.threads ?? 1} thread(s): greedy decoding of ${n} frames (${f(tokens / n)} tokens each), drafts of up to ${draftTokens} tokens`,
-    line('plain'),
-    line('drafted'),
-    `ratio plain/drafted: passes ${f(mean(runs.plain.passes) / mean(runs.drafted.passes), 2)}x, mean ms ${f(mean(runs.plain.ms) / mean(runs.drafted.ms), 2)}x, median ms ${f(percentile(runs.plain.ms, 50) / percentile(runs.drafted.ms, 50), 2)}x; identical frames ${identical}/${n}; faster drafted ${faster}/${n}`,
+    `${precision}, ${values.threads ?? 1} thread(s): greedy decoding of ${n} frames (${f(tokens / n)} tokens each), drafts of up to ${draftTokens} tokens; guessed: the first draft from frame-start-guess.ts (${guessed} of ${n} frames had a guess)`,
+    ...VARIANTS.map(line),
+    `ratio ${ratio('drafted')}; ${ratio('guessed')}; identical frames ${identical}/${n}`,
   ].join('\n') + '\n',
 );
 await predictor.release();

@@ -132,6 +132,21 @@ describe.skipIf(!HAS_MODEL)('prefetch on the shipped model', () => {
     expect(hurried.stats!.prefilledTokens).toBeGreaterThan(looked.stats!.prefilledTokens);
   }, 120_000);
 
+  it('starts the background guesses a moment after a stop, not while its message is on the way to the client', async () => {
+    const rt = new NeuralRuntime(predictor);
+    let guesses = 0;
+    rt.on('prefetch', (e: PrefetchEvent) => e.phase === 'start' && guesses++);
+    await rt.launch(LAUNCH);
+    await rt.idle();
+    await rt.stepOver();
+    const before = guesses;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(guesses).toBe(before);
+    await rt.idle();
+    expect(guesses).toBeGreaterThan(before);
+    await rt.close();
+  }, 120_000);
+
   it('a step out is served from its guess and gives the stop a session without prefetch gives (greedy)', async () => {
     const on = new NeuralRuntime(predictor);
     /** Stack depth of the stop each step-out guess was made from. */
