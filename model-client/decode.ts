@@ -203,6 +203,12 @@ function outcome(ctx: DecodeContext, row: Row, fed?: DecodedFrame['fed']): Decod
   };
 }
 
+/** What a guessed frame start says after the frame's tokens written so far; nothing when they already differ from it. */
+function guessedRest(guess: readonly number[], written: readonly number[]): readonly number[] {
+  if (written.length > guess.length || written.some((id, i) => guess[i] !== id)) return [];
+  return guess.slice(written.length);
+}
+
 /** A guessed frame start (`startDraft`) may be this many times as long as a lookup draft. */
 const START_DRAFT_FACTOR = 2;
 
@@ -273,7 +279,7 @@ async function decodeDrafted(ctx: DecodeContext, prompt: PromptState, row: Row, 
     const context = [...promptIds, ...row.ids.slice(prompt.ids ? given : 0)];
     // A guessed start may run longer: a whole short frame in the first pass.
     const startRoom = Math.min(START_DRAFT_FACTOR * opts.draftTokens, session.maxPositions - cache.length - written, opts.maxNewTokens - row.ids.length);
-    let draft: number[] = pass === null && opts.startDraft ? grammatical(ctx, row.constraint, opts.startDraft.slice(0, startRoom)) : [];
+    let draft: number[] = pass === null && opts.startDraft ? grammatical(ctx, row.constraint, guessedRest(opts.startDraft, row.ids.slice(given)).slice(0, startRoom)) : [];
     if (draft.length === 0) draft = grammatical(ctx, row.constraint, lookupDraft(context, room));
     if (draft.length === 0) draft = grammatical(ctx, row.constraint, structuralDraft(context, room, (id) => ctx.table.special(id) !== undefined));
     let result;
