@@ -21,7 +21,7 @@ import { sampleTrajectory } from '../data-pipeline/trajectories.js';
 import { serializeTrajectory } from '../grammar/serialize.js';
 import { truncateTrajectory } from '../grammar/truncate.js';
 import { decodeFrames, type SamplingOptions } from '../model-client/decode.js';
-import { guessFrameStart } from '../model-client/frame-start-guess.js';
+import { guessFrame } from '../model-client/frame-start-guess.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
 import { defaultModelDir } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
@@ -62,12 +62,12 @@ for (let k = 0; k < count; k++) {
   const ids = tokenizer.encode(serializeTrajectory({ ...t, steps: history, exit: null }));
   if (ids.length + 256 > session.maxPositions) continue;
   const prompt = await new PrefixCache(session).prompt(ids);
-  const guess = guessFrameStart(t.direction, history, last.action, await programInfo(program), lines);
+  const guess = guessFrame(t.direction, history, last.action, await programInfo(program), lines);
   if (guess) guessed++;
   const options: Record<Variant, SamplingOptions> = {
     plain: { draftTokens: 0 },
     drafted: { draftTokens },
-    guessed: { draftTokens, ...(guess ? { startDraft: tokenizer.encode(guess) } : {}) },
+    guessed: { draftTokens, ...(guess ? { guess: { start: tokenizer.encode(guess.start), whole: tokenizer.encode(guess.whole) } } : {}) },
   };
   const texts: string[] = [];
   // Each variant first on a third of the prompts: a busy machine weighs on all alike.

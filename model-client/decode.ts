@@ -47,11 +47,12 @@ export interface SamplingOptions {
    */
   draftTokens?: number;
   /**
-   * With drafts: a guess at the frame's first tokens (frame-start-guess.ts), the first pass's
-   * draft instead of the lookup's when the grammar allows some of it. A guess only changes
-   * how many passes the frame takes, never the frame.
+   * With drafts: a guess at the frame (frame-start-guess.ts). `start`, its first tokens
+   * (after any given ones), is the first pass's draft instead of the lookup's when the
+   * grammar allows some of it; `whole`, the whole guessed frame, is where later drafts are
+   * looked up first. A guess only changes how many passes the frame takes, never the frame.
    */
-  startDraft?: readonly number[];
+  guess?: { start: readonly number[]; whole: readonly number[] };
 }
 
 /** Decoding stopped by its signal: nothing was predicted. */
@@ -209,7 +210,7 @@ function guessedRest(guess: readonly number[], written: readonly number[]): read
   return guess.slice(written.length);
 }
 
-/** A guessed frame start (`startDraft`) may be this many times as long as a lookup draft. */
+/** A guessed frame start (`guess.start`) may be this many times as long as a lookup draft. */
 const START_DRAFT_FACTOR = 2;
 
 /** What the last forward pass of decodeDrafted fed after the tokens written before it. */
@@ -276,10 +277,11 @@ async function decodeDrafted(ctx: DecodeContext, prompt: PromptState, row: Row, 
     const written = unfed.length + row.pending.length;
     // No draft past the context or the frame's budget: those positions could never be kept.
     const room = Math.min(opts.draftTokens, session.maxPositions - cache.length - written, opts.maxNewTokens - row.ids.length);
-    const context = [...promptIds, ...row.ids.slice(prompt.ids ? given : 0)];
+    // The guessed frame sits between the prompt and the frame so far: the latest text a lookup finds.
+    const context = [...promptIds, ...(opts.guess?.whole ?? []), ...row.ids.slice(prompt.ids ? given : 0)];
     // A guessed start may run longer: a whole short frame in the first pass.
     const startRoom = Math.min(START_DRAFT_FACTOR * opts.draftTokens, session.maxPositions - cache.length - written, opts.maxNewTokens - row.ids.length);
-    let draft: number[] = pass === null && opts.startDraft ? grammatical(ctx, row.constraint, guessedRest(opts.startDraft, row.ids.slice(given)).slice(0, startRoom)) : [];
+    let draft: number[] = pass === null && opts.guess ? grammatical(ctx, row.constraint, guessedRest(opts.guess.start, row.ids.slice(given)).slice(0, startRoom)) : [];
     if (draft.length === 0) draft = grammatical(ctx, row.constraint, lookupDraft(context, room));
     if (draft.length === 0) draft = grammatical(ctx, row.constraint, structuralDraft(context, room, (id) => ctx.table.special(id) !== undefined));
     let result;

@@ -1,6 +1,6 @@
 /**
- * A guess at the start of the frame a step lands on, for the first draft of the frame
- * (decode.ts's `startDraft`): a draft costs little to check and never changes the frame (the
+ * A guess at the frame a step lands on, for the drafts of speculative decoding (decode.ts's
+ * `guess`): a draft costs little to check and never changes the frame (the
  * model verifies it token by token), so a guess only has to be right often enough to save
  * forward passes.
  *
@@ -23,31 +23,71 @@ import { TOKENS } from '../grammar/tokens.js';
 import { truncateRepr } from '../grammar/truncate.js';
 import { functionAt, type ProgramInfo } from './program-info.js';
 
-/** Stands for a value the guess does not know; the guessed text ends before it. */
+/** Stands for a value the guess does not know; the guessed start ends before it. */
 const UNKNOWN = '\u2063unknown\u2063';
 
+export interface FrameGuess {
+  /** The guessed frame up to the first value the guess does not know: the frame's first draft. */
+  start: string;
+  /** The whole guessed frame, an unknown value written as `…`: where later drafts are looked up (decode.ts). */
+  whole: string;
+}
+
 /**
- * The guessed start of the frame that `action` (step over or step into) leads to from the
- * last state of `steps`, in the trace language; null where no guess applies.
+ * The guessed frame that `action` leads to from the last state of `steps`, in the trace
+ * language; null where no guess applies. Step over and step into: the next line (or the
+ * return of a `return` line); step out: the function's return; after the outermost frame's
+ * return, the end of the run.
  */
-export function guessFrameStart(direction: Direction, steps: readonly Step[], action: Action, info: ProgramInfo, lines: readonly string[]): string | null {
+export function guessFrame(direction: Direction, steps: readonly Step[], action: Action, info: ProgramInfo, lines: readonly string[]): FrameGuess | null {
   if (direction !== 'forward') return null;
   const prev = steps[steps.length - 1]!.state;
   // The outermost frame returned: any step forward ends the run with that value.
   if (prev.event === 'return' && prev.stack.length === 1 && prev.value !== undefined && action.kind !== 'breakpoint') {
-    return serializeExit({ kind: 'normal', value: truncateRepr(prev.value) }) + TOKENS.traceEnd;
+    const text = serializeExit({ kind: 'normal', value: truncateRepr(prev.value) }) + TOKENS.traceEnd;
+    return { start: text, whole: text };
   }
-  if (action.kind !== 'step_over' && action.kind !== 'step_into') return null;
   if (prev.event !== 'line' && prev.event !== 'call') return null;
-  const guess = prev.event === 'line' && /^\s*return\b/.test(prev.source) ? returnGuess(prev) : lineGuess(steps, prev, info, lines);
+  let guess: State | null = null;
+  if (action.kind === 'step_return') guess = stepOutGuess(prev, info, lines);
+  else if (action.kind === 'step_over' || action.kind === 'step_into') {
+    guess = prev.event === 'line' && /^\s*return\b/.test(prev.source) ? { ...prev, event: 'return', value: returnedValue(prev.source, prev.locals) } : lineGuess(steps, prev, info, lines);
+  }
   if (!guess) return null;
   const text = serializeFrame(direction, guess, prev, action);
-  const cut = text.indexOf(JSON.stringify(UNKNOWN));
-  return cut < 0 ? text : text.slice(0, cut);
+  const unknown = JSON.stringify(UNKNOWN);
+  const cut = text.indexOf(unknown);
+  return { start: cut < 0 ? text : text.slice(0, cut), whole: text.split(unknown).join('"…"') };
 }
 
-function returnGuess(prev: State): State {
-  return { ...prev, event: 'return', value: UNKNOWN };
+/**
+ * Step out of a function: its return, on its only `return` line (no guess for a function
+ * with several), with the locals as they are now and the value where the text tells it.
+ */
+function stepOutGuess(prev: State, info: ProgramInfo, lines: readonly string[]): State | null {
+  const scope = functionAt(info, prev.line);
+  if (!scope) return null;
+  const returns: number[] = [];
+  for (let l = scope.line; l <= scope.endLine; l++) if (/^\s*return\b/.test(lines[l - 1] ?? '') && functionAt(info, l) === scope) returns.push(l);
+  if (returns.length !== 1) return null;
+  const line = returns[0]!;
+  const innermost = prev.stack[prev.stack.length - 1]!;
+  return {
+    event: 'return',
+    line,
+    source: lines[line - 1]!,
+    stack: [...prev.stack.slice(0, -1), { function: innermost.function, line }],
+    locals: prev.locals,
+    value: returnedValue(lines[line - 1]!, prev.locals),
+  };
+}
+
+/** The repr a `return` line gives where its text tells it (a literal, a local), else unknown. */
+function returnedValue(source: string, locals: Readonly<Record<string, string>>): string {
+  const expr = /^\s*return\s*(.*?)\s*$/.exec(source)?.[1] ?? '';
+  if (expr === '') return 'None';
+  const value = /^[A-Za-z_]\w*$/.test(expr) && expr in locals && !(expr in CONSTANTS) ? locals[expr]! : literalRepr(expr);
+  return value === undefined ? UNKNOWN : truncateRepr(value);
 }
 
 function lineGuess(steps: readonly Step[], prev: State, info: ProgramInfo, lines: readonly string[]): State | null {

@@ -24,7 +24,7 @@ import { type LoadModelFolderOptions, loadModelFolder, loadTokenizer } from './m
 import { KnownNames } from './json-constraint.js';
 import { PrefixCache } from './prefix-cache.js';
 import { type FunctionInfo, programInfo, type ProgramInfo } from './program-info.js';
-import { guessFrameStart } from './frame-start-guess.js';
+import { guessFrame } from './frame-start-guess.js';
 import { DEFAULT_MAX_PROMPT_STEPS, directionOf, historyText, windowStarts } from './prompt.js';
 import { type HistoryEntry, historySteps, type PredictOptions, type Prediction, type Predictor } from './predictor.js';
 import { ContextOverflowError, ModelSession, type SessionOptions } from './session.js';
@@ -88,8 +88,8 @@ interface DecodeRequest {
   passes: number;
   /** Prompt tokens already run for this prediction (the program, at start). */
   prefilled: number;
-  /** A guess at the frame's first tokens, the first draft (frame-start-guess.ts). */
-  startDraft?: number[];
+  /** A guess at the frame (frame-start-guess.ts): drafts to try first. */
+  guess?: SamplingOptions['guess'];
 }
 
 interface Parsed {
@@ -169,9 +169,10 @@ export class NeuralPredictor implements Predictor {
     const prev = steps[steps.length - 1]!.state;
     const start = this.knownStart(prev, action);
     const given = start === null ? [] : this.tokenizer.encode(start);
-    const guess = start === null ? guessFrameStart(directionOf(steps[steps.length - 1]!), steps, action, this.program!.info, this.program!.lines) : null;
-    const startDraft = guess ? this.tokenizer.encode(guess) : undefined;
-    return this.decode({ ids: [...ids, ...given], rules: this.rules(action, prev), prev, given, started, passes, prefilled: 0, ...(startDraft ? { startDraft } : {}) }, opts);
+    const frame = guessFrame(directionOf(steps[steps.length - 1]!), steps, action, this.program!.info, this.program!.lines);
+    // A guess must agree with the start the action fixes; its first draft is what follows that.
+    const guess = frame && (start === null || frame.start.startsWith(start)) ? { start: this.tokenizer.encode(frame.start.slice(start?.length ?? 0)), whole: this.tokenizer.encode(frame.whole) } : undefined;
+    return this.decode({ ids: [...ids, ...given], rules: this.rules(action, prev), prev, given, started, passes, prefilled: 0, ...(guess ? { guess } : {}) }, opts);
   }
 
   /**
@@ -226,7 +227,7 @@ export class NeuralPredictor implements Predictor {
       seed: opts.seed ?? this.opts.seed ?? 0,
       ...(this.opts.draftTokens !== undefined ? { draftTokens: this.opts.draftTokens } : {}),
       ...(opts.signal ? { signal: opts.signal } : {}),
-      ...(req.startDraft ? { startDraft: req.startDraft } : {}),
+      ...(req.guess ? { guess: req.guess } : {}),
       // A frame may use the rest of the context, up to the cap.
       maxNewTokens: Math.min(this.maxNewTokens(), this.session.maxPositions - req.ids.length + req.given.length),
     };

@@ -16,7 +16,7 @@ import { TOKENS } from '../grammar/tokens.js';
 import { truncateTrajectory } from '../grammar/truncate.js';
 import { decodeFrames, type DecodeOutcome } from '../model-client/decode.js';
 import { lookupDraft, structuralDraft } from '../model-client/draft.js';
-import { assignedNames, guessFrameStart, valueAssigned } from '../model-client/frame-start-guess.js';
+import { assignedNames, guessFrame, valueAssigned } from '../model-client/frame-start-guess.js';
 import { programInfo } from '../model-client/program-info.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
@@ -70,7 +70,8 @@ describe('structuralDraft', () => {
   });
 });
 
-describe('guessFrameStart', () => {
+describe('guessFrame', () => {
+  const guessFrameStart = (...args: Parameters<typeof guessFrame>) => guessFrame(...args)?.start ?? null;
   const program = 'def count(s, t):\n    n = 0\n    for c in s:\n        if c == t:\n            n += 1\n    return n\n';
   const lines = sourceLines(program);
   const state = (line: number, locals: Record<string, string>, event: 'call' | 'line' = 'line'): State => ({ event, line, source: lines[line - 1]!, stack: [{ function: 'count', line }], locals });
@@ -107,11 +108,21 @@ describe('guessFrameStart', () => {
     expect(guessFrameStart('forward', steps, over, info, lines)).toContain(`${TOKENS.locSep}5${TOKENS.argSep}`);
   });
 
-  it('guesses nothing for other actions or directions', async () => {
+  it('steps out to the only return line, with the locals as they are; the whole frame is for later drafts', async () => {
     const info = await programInfo(program);
-    const steps = [{ state: state(2, { s: "'rr'", t: "'r'" }), action: { kind: 'step_return' } as const }];
-    expect(guessFrameStart('forward', steps, { kind: 'step_return' }, info, lines)).toBeNull();
-    expect(guessFrameStart('inverse', steps, over, info, lines)).toBeNull();
+    const out = { kind: 'step_return' } as const;
+    const guess = guessFrame('forward', [{ state: state(5, { s: "'rr'", t: "'r'", n: '1', c: "'r'" }), action: out }], out, info, lines);
+    expect(guess?.start).toBe(`${TOKENS.returnSep}${TOKENS.locSep}count:6${TOKENS.srcSep}    return n${TOKENS.argSep}"1"${TOKENS.localsSep}{"s": "'rr'", "t": "'r'", "n": "1", "c": "'r'"}`);
+    expect(guess?.whole).toBe(guess?.start);
+  });
+
+  it('writes an unknown value as … in the whole frame, and guesses nothing for other actions or directions', async () => {
+    const info = await programInfo(program);
+    const loop = [{ state: state(3, { s: "'rr'", t: "'r'", n: '0' }), action: over }];
+    expect(guessFrame('forward', loop, over, info, lines)?.whole).toBe(`${TOKENS.lineSep}${TOKENS.locSep}4${TOKENS.argSep}{"..": "..", "c": "…"}${TOKENS.srcSep}        if c == t:`);
+    const steps = [{ state: state(2, { s: "'rr'", t: "'r'" }), action: { kind: 'continue' } as const }];
+    expect(guessFrame('forward', steps, { kind: 'continue' }, info, lines)).toBeNull();
+    expect(guessFrame('inverse', steps, over, info, lines)).toBeNull();
   });
 
   it('reads the value a simple assignment gives from its text alone', () => {
@@ -186,11 +197,12 @@ describe.runIf(HAS_MODEL)('speculative greedy decoding', () => {
       draftedPasses += d;
       // A first draft from guessing the frame's start (frame-start-guess.ts), and one that is
       // right for a few tokens and then wrong: the frame is still plain greedy decoding's.
-      const guess = guessFrameStart(t.direction, history, last.action, await programInfo(program), lines);
-      const right = plain.ok ? plain.frame.ids : tokenizer.encode(guess ?? '');
+      const guess = guessFrame(t.direction, history, last.action, await programInfo(program), lines);
+      const right = plain.ok ? plain.frame.ids : tokenizer.encode(guess?.start ?? '');
       const wrong = right.map((id, i) => (i === 3 ? (id === 50 ? 51 : 50) : id));
-      for (const startDraft of [...(guess ? [tokenizer.encode(guess)] : []), wrong]) {
-        const [started] = await decodeFrames(ctx, prompt, rules, 1, { maxNewTokens: 200, draftTokens: 12, startDraft });
+      const guesses = [...(guess ? [{ start: tokenizer.encode(guess.start), whole: tokenizer.encode(guess.whole) }] : []), { start: wrong, whole: wrong }];
+      for (const g of guesses) {
+        const [started] = await decodeFrames(ctx, prompt, rules, 1, { maxNewTokens: 200, draftTokens: 12, guess: g });
         expect(started!.ok ? started!.frame.ids : started).toEqual(plain.ok ? plain.frame.ids : plain);
       }
       if (guess) guessed++;
