@@ -2,7 +2,7 @@
  * `node dist/bench/decode.js [--prompts N] [--draft K] [--threads T] [--precision fp32|int8]`: greedy decoding of
  * one frame, plain (one chosen token per forward pass) against drafted (speculative
  * decoding, decode.ts) and against drafted with the first draft guessed from the program
- * (frame-start-guess.ts, as the debugger decodes), on the same prompts in the same run,
+ * (frame-guess.ts, as the debugger decodes), on the same prompts in the same run,
  * taking turns on each prompt so that a busy machine weighs on all alike. No adapter, no
  * prefetch: the decoder alone.
  *
@@ -21,7 +21,7 @@ import { sampleTrajectory } from '../data-pipeline/trajectories.js';
 import { serializeTrajectory } from '../grammar/serialize.js';
 import { truncateTrajectory } from '../grammar/truncate.js';
 import { decodeFrames, type SamplingOptions } from '../model-client/decode.js';
-import { guessFrame } from '../model-client/frame-start-guess.js';
+import { guessFrame } from '../model-client/frame-guess.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
 import { defaultModelDir } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
@@ -88,7 +88,7 @@ const line = (name: Variant) => `${name.padEnd(8)} passes/frame ${f(mean(runs[na
 const ratio = (name: Variant) => `plain/${name}: passes ${f(mean(runs.plain.passes) / mean(runs[name].passes), 2)}x, mean ms ${f(mean(runs.plain.ms) / mean(runs[name].ms), 2)}x, median ms ${f(percentile(runs.plain.ms, 50) / percentile(runs[name].ms, 50), 2)}x`;
 process.stdout.write(
   [
-    `${precision}, ${values.threads ?? 1} thread(s): greedy decoding of ${n} frames (${f(tokens / n)} tokens each), drafts of up to ${draftTokens} tokens; guessed: the first draft from frame-start-guess.ts (${guessed} of ${n} frames had a guess)`,
+    `${precision}, ${values.threads ?? 1} thread(s): greedy decoding of ${n} frames (${f(tokens / n)} tokens each), drafts of up to ${draftTokens} tokens; guessed: the first draft from frame-guess.ts (${guessed} of ${n} frames had a guess)`,
     ...VARIANTS.map(line),
     `ratio ${ratio('drafted')}; ${ratio('guessed')}; identical frames ${identical}/${n}`,
   ].join('\n') + '\n',

@@ -47,7 +47,7 @@ export interface SamplingOptions {
    */
   draftTokens?: number;
   /**
-   * With drafts: a guess at the frame (frame-start-guess.ts). `start`, its first tokens
+   * With drafts: a guess at the frame (frame-guess.ts). `start`, its first tokens
    * (after any given ones), is the first pass's draft instead of the lookup's when the
    * grammar allows some of it; `whole`, the whole guessed frame, is where later drafts are
    * looked up first. A guess only changes how many passes the frame takes, never the frame.

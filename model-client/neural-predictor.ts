@@ -24,7 +24,7 @@ import { type LoadModelFolderOptions, loadModelFolder, loadTokenizer } from './m
 import { KnownNames } from './json-constraint.js';
 import { PrefixCache } from './prefix-cache.js';
 import { type FunctionInfo, programInfo, type ProgramInfo } from './program-info.js';
-import { guessFrame } from './frame-start-guess.js';
+import { guessFrame } from './frame-guess.js';
 import { DEFAULT_MAX_PROMPT_STEPS, directionOf, historyText, windowStarts } from './prompt.js';
 import { type HistoryEntry, historySteps, type PredictOptions, type Prediction, type Predictor } from './predictor.js';
 import { ContextOverflowError, ModelSession, type SessionOptions } from './session.js';
@@ -88,7 +88,7 @@ interface DecodeRequest {
   passes: number;
   /** Prompt tokens already run for this prediction (the program, at start). */
   prefilled: number;
-  /** A guess at the frame (frame-start-guess.ts): drafts to try first. */
+  /** A guess at the frame (frame-guess.ts): drafts to try first. */
   guess?: SamplingOptions['guess'];
 }
 

@@ -16,7 +16,7 @@ import { TOKENS } from '../grammar/tokens.js';
 import { truncateTrajectory } from '../grammar/truncate.js';
 import { decodeFrames, type DecodeOutcome } from '../model-client/decode.js';
 import { lookupDraft, structuralDraft } from '../model-client/draft.js';
-import { assignedNames, guessFrame, valueAssigned } from '../model-client/frame-start-guess.js';
+import { assignedNames, guessFrame, valueAssigned } from '../model-client/frame-guess.js';
 import { programInfo } from '../model-client/program-info.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
@@ -195,7 +195,7 @@ describe.runIf(HAS_MODEL)('speculative greedy decoding', () => {
       const [drafted, d] = await decode(12);
       plainPasses += p;
       draftedPasses += d;
-      // A first draft from guessing the frame's start (frame-start-guess.ts), and one that is
+      // A first draft from guessing the frame's start (frame-guess.ts), and one that is
       // right for a few tokens and then wrong: the frame is still plain greedy decoding's.
       const guess = guessFrame(t.direction, history, last.action, await programInfo(program), lines);
       const right = plain.ok ? plain.frame.ids : tokenizer.encode(guess?.start ?? '');

@@ -10,12 +10,14 @@
  *
  * - the line: in a loop, the line that followed this one the last time the run left it;
  *   otherwise the function's next executable line (compile()'s lines, program-info.ts); a
- *   `return` line returns; after the outermost frame's return, the run ends with its value;
+ *   `return` line returns; a step out returns on the function's only `return` line; after
+ *   the outermost frame's return, the run ends with its value;
  * - the locals: the names the executed line assigns (`x = ...`, `x += ...`, `for x in ...`,
  *   `x[i] = ...`) change. Where the text alone tells the new value (a literal, another
  *   local, an int plus an int: valueAssigned) the guess writes it; otherwise it writes the
- *   frame up to that value and leaves the rest to the model. Every other local is written
- *   as unchanged. Nothing here runs the program: it only reads its text.
+ *   frame up to that value (the first draft) and marks it unknown in the whole frame (where
+ *   later drafts are looked up). Every other local is written as unchanged. Nothing here
+ *   runs the program: it only reads its text.
  */
 import { serializeExit, serializeFrame } from '../grammar/serialize.js';
 import type { Action, Direction, State, Step } from '../grammar/state.js';
