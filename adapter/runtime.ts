@@ -639,8 +639,8 @@ export class NeuralRuntime extends EventEmitter {
     this.waiting--;
     if (this.waiting > 0 || this.closed || this.backgroundTimer) return;
     // The background work waits a moment: begun at once, it held the stop's message back
-    // from the client by a whole forward pass (measured in the bench: 2.3 against 0.3 ms
-    // from sending the stopped event to the client having it).
+    // from the client by a whole forward pass (timestamps at both ends of the bench's pipe:
+    // 2.3 against 0.3 ms from sending the stopped event to the client having it).
     this.backgroundTimer = setTimeout(() => {
       this.backgroundTimer = null;
       this.scheduleCatchUp();
