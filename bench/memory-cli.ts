@@ -16,7 +16,7 @@ const root = packageRoot();
 
 const report = await measureMemoryReport(root, {
   steps,
-  onSample: (s) => process.stderr.write(`step ${s.step}: RSS ${s.rssMiB.toFixed(1)} MiB, heap ${s.heapUsedMiB.toFixed(1)} MiB, ${s.stops} stops (${s.stopsWithGuesses} with guesses)\n`),
+  onSample: (s) => process.stderr.write(`step ${s.step}: RSS ${s.rssMiB.toFixed(1)} MiB, heap ${s.heapUsedMiB.toFixed(1)} MiB, array buffers ${s.arrayBuffersMiB.toFixed(1)} MiB, ${s.stops} stops (${s.stopsWithGuesses} with guesses)\n`),
 });
 const { result, ...details } = report;
 await mkdir(join(root, 'bench', 'results'), { recursive: true });

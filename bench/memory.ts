@@ -42,6 +42,12 @@ export interface MemorySample {
   step: number;
   rssMiB: number;
   heapUsedMiB: number;
+  /**
+   * ArrayBuffers alive (the KV caches among them): a sample taken while a background guess
+   * decodes several samples at once (the fallback after a greedy loop, 4 rows) holds that
+   * guess's cache too.
+   */
+  arrayBuffersMiB: number;
   /** Stops in the timeline at the sample (one long run: about `step`). */
   stops: number;
   /** Stops holding background guesses at the sample. */
@@ -101,6 +107,7 @@ export async function measureMemoryReport(root: string, opts: { steps: number; o
           step,
           rssMiB: mem.rss / MiB,
           heapUsedMiB: mem.heapUsed / MiB,
+          arrayBuffersMiB: mem.arrayBuffers / MiB,
           stops: runtime.timeline.stops.length,
           stopsWithGuesses: runtime.timeline.stops.filter((s) => s.prefetched !== undefined).length,
         };
