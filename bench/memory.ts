@@ -43,9 +43,9 @@ export interface MemorySample {
   rssMiB: number;
   heapUsedMiB: number;
   /**
-   * ArrayBuffers alive (the KV caches among them): a sample taken while a background guess
-   * decodes several samples at once (the fallback after a greedy loop, 4 rows) holds that
-   * guess's cache too.
+   * ArrayBuffers alive (the KV caches among them): a sample taken while a prediction (the
+   * press's own or a background guess) decodes the 4-sample fallback after a greedy loop
+   * holds that prediction's 4-row cache too.
    */
   arrayBuffersMiB: number;
   /** Stops in the timeline at the sample (one long run: about `step`). */

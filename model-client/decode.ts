@@ -276,11 +276,12 @@ async function decodeDrafted(ctx: DecodeContext, prompt: PromptState, row: Row, 
     if (pass) cache = cache.truncate(cache.length - (pass.draft.length - pass.matched));
     const written = unfed.length + row.pending.length;
     // No draft past the context or the frame's budget: those positions could never be kept.
-    const room = Math.min(opts.draftTokens, session.maxPositions - cache.length - written, opts.maxNewTokens - row.ids.length);
+    const space = Math.min(session.maxPositions - cache.length - written, opts.maxNewTokens - row.ids.length);
+    const room = Math.min(opts.draftTokens, space);
     // The guessed frame sits between the prompt and the frame so far: the latest text a lookup finds.
     const context = [...promptIds, ...(opts.guess?.whole ?? []), ...row.ids.slice(prompt.ids ? given : 0)];
     // A guessed start may run longer: a whole short frame in the first pass.
-    const startRoom = Math.min(START_DRAFT_FACTOR * opts.draftTokens, session.maxPositions - cache.length - written, opts.maxNewTokens - row.ids.length);
+    const startRoom = Math.min(START_DRAFT_FACTOR * opts.draftTokens, space);
     let draft: number[] = pass === null && opts.guess ? grammatical(ctx, row.constraint, guessedRest(opts.guess.start, row.ids.slice(given)).slice(0, startRoom)) : [];
     if (draft.length === 0) draft = grammatical(ctx, row.constraint, lookupDraft(context, room));
     if (draft.length === 0) draft = grammatical(ctx, row.constraint, structuralDraft(context, room, (id) => ctx.table.special(id) !== undefined));
@@ -309,11 +310,16 @@ function write(row: Row, id: number, logprob: number, forced: boolean): void {
 /** Appends what the grammar fixes from here (the constraint has already accepted the last token). */
 function writeForced(ctx: DecodeContext, row: Row): void {
   for (let f = row.constraint.forced(); f && !row.done; f = row.constraint.forced()) {
-    for (const id of [...ctx.tokenizer.encode(f.text), ctx.tokenizer.tokenId(f.special)]) {
+    for (const id of forcedIds(ctx, f)) {
       if (!accept(row.constraint, ctx.table, id)) throw new Error(`internal: the grammar forced ${JSON.stringify(f.text)} ${f.special} but refused it`);
       write(row, id, 0, true);
     }
   }
+}
+
+/** The tokens of what the grammar forces (FrameConstraint.forced): the text, then its special token. */
+function forcedIds(ctx: DecodeContext, forced: { text: string; special: string }): number[] {
+  return [...ctx.tokenizer.encode(forced.text), ctx.tokenizer.tokenId(forced.special)];
 }
 
 /**
@@ -339,7 +345,7 @@ function forcedToEnd(ctx: DecodeContext, constraint: FrameConstraint): boolean {
   if (!constraint.forced()) return false;
   const c = constraint.clone();
   for (let f = c.forced(); f && !c.done; f = c.forced()) {
-    for (const id of [...ctx.tokenizer.encode(f.text), ctx.tokenizer.tokenId(f.special)]) if (!accept(c, ctx.table, id)) return false;
+    for (const id of forcedIds(ctx, f)) if (!accept(c, ctx.table, id)) return false;
   }
   return c.done;
 }

@@ -88,7 +88,7 @@ function stepOutGuess(prev: State, info: ProgramInfo, lines: readonly string[]):
 function returnedValue(source: string, locals: Readonly<Record<string, string>>): string {
   const expr = /^\s*return\s*(.*?)\s*$/.exec(source)?.[1] ?? '';
   if (expr === '') return 'None';
-  const value = /^[A-Za-z_]\w*$/.test(expr) && expr in locals && !(expr in CONSTANTS) ? locals[expr]! : literalRepr(expr);
+  const value = exprRepr(expr, locals);
   return value === undefined ? UNKNOWN : truncateRepr(value);
 }
 
@@ -140,8 +140,13 @@ export function valueAssigned(source: string, locals: Readonly<Record<string, st
     if (before === undefined || !INT.test(before) || !INT.test(rhs)) return undefined;
     return String(op === '+' ? BigInt(before) + BigInt(rhs) : BigInt(before) - BigInt(rhs));
   }
-  if (/^[A-Za-z_]\w*$/.test(rhs) && rhs in locals && !(rhs in CONSTANTS)) return locals[rhs];
-  return literalRepr(rhs);
+  return exprRepr(rhs, locals);
+}
+
+/** The repr of an expression where its text alone tells it: another local (the same object) or a literal. */
+function exprRepr(expr: string, locals: Readonly<Record<string, string>>): string | undefined {
+  if (/^[A-Za-z_]\w*$/.test(expr) && expr in locals && !(expr in CONSTANTS)) return locals[expr];
+  return literalRepr(expr);
 }
 
 const INT = /^-?(?:0|[1-9]\d*)$/;

@@ -286,8 +286,8 @@ export class NeuralPredictor implements Predictor {
     return { frame, prediction, key, logprob };
   }
 
-  async catchUp(): Promise<void> {
-    await this.prefix.catchUp();
+  catchUp(): Promise<void> {
+    return this.prefix.catchUp();
   }
 
   release(): Promise<void> {

@@ -86,15 +86,14 @@ export class PrefixCache {
   /**
    * Runs the tokens known to follow the remembered ones (see remember), so that the next
    * prompt finds them cached; whatever that prompt is, the cache stays right (a prompt
-   * keeps only the prefix it shares). Returns how many tokens it ran.
+   * keeps only the prefix it shares).
    */
-  async catchUp(): Promise<number> {
+  async catchUp(): Promise<void> {
     const ahead = this.ahead;
-    if (!this.cache || ahead.length === 0 || this.ids.length + ahead.length > this.session.maxPositions) return 0;
+    if (!this.cache || ahead.length === 0 || this.ids.length + ahead.length > this.session.maxPositions) return;
     this.ahead = [];
     const { cache } = await this.session.prefill(ahead, this.cache);
     this.ids = [...this.ids, ...ahead];
     this.cache = cache;
-    return ahead.length;
   }
 }
