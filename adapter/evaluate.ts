@@ -3,10 +3,13 @@
  * predicted state.
  *
  * The state's locals are reprs the model wrote; evaluate.py rebuilds the literal ones and
- * evaluates the expression with a few pure builtins, never running the program. An expression
- * may still run away (`sum(range(10**12))`), so the helper is killed after 2 s and that is an
- * error result like any other: the adapter must stay responsive. A bare local's name needs no
- * Python: its repr is the answer, even when it is not a literal (`<Foo object at 0x…>`).
+ * walks the expression's syntax tree (never eval): literals, the locals, operators,
+ * comprehensions, a fixed list of pure builtins and the public methods of builtin values; what
+ * could reach anything else (`__class__`, `getattr`, `str.format`, a generator's frame) is
+ * refused with "not available in a neural session: …". An expression may still run long, so
+ * the helper runs under hard CPU and memory limits and is killed after 2 s, an error result
+ * like any other: the adapter must stay responsive. A bare local's name needs no Python: its
+ * repr is the answer, even when it is not a literal (`<Foo object at 0x…>`).
  */
 import { z } from 'zod';
 import { helperPath, runPythonHelper } from '../tracer/python-helper.js';

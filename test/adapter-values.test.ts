@@ -194,7 +194,7 @@ describe('evaluate', () => {
     });
     expect(await evaluateExpression('len(long)', locals)).toEqual({ kind: 'error', message: "long's predicted value [1, 2, 3, 4… is truncated, so it cannot be evaluated" });
     const open = await evaluateExpression("open('/etc/passwd')", locals);
-    expect(open.kind === 'error' && open.message).toMatch(/^open is not available/);
+    expect(open.kind === 'error' && open.message).toMatch(/^not available in a neural session: open /);
     expect(await evaluateExpression('1 +', locals)).toMatchObject({ kind: 'error', message: expect.stringMatching(/^SyntaxError/) });
   });
 
@@ -207,7 +207,7 @@ describe('evaluate', () => {
 
   it('stops an expression that runs away', async () => {
     const started = Date.now();
-    expect(await evaluateExpression('sum(range(10**12))', locals)).toEqual({ kind: 'error', message: 'the expression took longer than 2 s and was stopped' });
+    expect(await evaluateExpression('sum(x * y for x in range(10**6) for y in range(10**6))', locals)).toEqual({ kind: 'error', message: 'the expression took longer than 2 s and was stopped' });
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
