@@ -26,12 +26,18 @@
  *   'output'   (text, category)       verify findings and notes (the end is the stop's description)
  *   'progress' (ProgressEvent)        a multi-step command's progress
  *   'prefetch' (PrefetchEvent)        a background guess started or ended
+ *   'breakpoint' (BreakpointView)     a breakpoint no predicted stop can reach after all (outside the cut)
+ *
+ * Line numbers are the file's own everywhere: for a file too long for the model, the
+ * predictor shows the model a cut of it (model-client/cut.ts) and maps every state back.
+ * Breakpoints outside the cut are unverified, with the reason.
  */
 import { EventEmitter } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { serializeFrame } from '../grammar/serialize.js';
 import type { Action, ForwardAction, State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, truncateRepr, truncateText } from '../grammar/truncate.js';
+import type { ProgramCut } from '../model-client/cut.js';
 import { DecodeAbortedError } from '../model-client/decode.js';
 import type { Entry } from '../model-client/entry-state.js';
 import type { Prediction, PredictionStats, PredictOptions, Predictor } from '../model-client/predictor.js';
@@ -142,6 +148,8 @@ export class NeuralRuntime extends EventEmitter {
   private info: ProgramInfo | null = null;
   private lines: string[] = [];
   private entry: Entry | null = null;
+  /** The part of the program the model sees since this runtime's last start; null: all of it. */
+  private cut: ProgramCut | null = null;
   private breakpointLines = new Set<number>();
   private verifier: Verifier | null = null;
   private verifyNote: string | null = null;
@@ -190,12 +198,31 @@ export class NeuralRuntime extends EventEmitter {
   private async begin(): Promise<StopEvent> {
     const opts = this.requireLaunched();
     this.resamples = 0;
-    const first = await this.predictor.start(this.source, this.entry, this.sampling());
+    const first = await this.startPredictor(this.sampling());
     this.setStart(first);
     await this.prepareVerifier();
     const stopped: StopEvent = { ...(this.timeline.atEnd ? this.endEvent() : { reason: 'entry' as const }), ...(first.stats ? { stats: first.stats } : {}) };
     if (opts.stopOnEntry === false && !this.timeline.atEnd) return this.continueRun();
     return this.emitStop(stopped);
+  }
+
+  /**
+   * The predictor's start; then, when the model sees a cut of the program, the note that
+   * says how it was cut (once a launch) and the breakpoints it leaves out, unverified.
+   */
+  private async startPredictor(sampling: PredictOptions): Promise<Prediction> {
+    const first = await this.predictor.start(this.source, this.entry, { ...sampling, stopLines: this.breakpoints });
+    const before = this.cut;
+    this.cut = this.predictor.programCut?.() ?? null;
+    const cut = this.cut;
+    if (cut?.note && cut.note !== before?.note) this.emit('output', `${cut.note}\n`, 'console');
+    for (const line of this.breakpoints) {
+      if (cut && !cut.sees(line)) {
+        this.breakpointLines.delete(line);
+        this.emit('breakpoint', { line, verified: false, message: cut.whyHidden(line) } satisfies BreakpointView);
+      }
+    }
+    return first;
   }
 
   private setStart(first: Prediction): void {
@@ -474,7 +501,7 @@ export class NeuralRuntime extends EventEmitter {
       if (t.atEnd) t.atEnd = false;
       if (!t.started || t.position === 0) {
         if (t.started && t.current.origin !== 'model') throw new RuntimeError('the first state comes from your arguments, not from the model: nothing to resample');
-        this.setStart(await this.predictor.start(this.source, this.entry, sampling));
+        this.setStart(await this.startPredictor(sampling));
         await this.prepareVerifier();
         return this.emitStop(t.atEnd ? this.endEvent() : { reason: 'entry', description: 'resampled' });
       }
@@ -510,6 +537,7 @@ export class NeuralRuntime extends EventEmitter {
         const why = line > this.lines.length ? 'past the end of the file' : text === '' ? 'a blank line' : text.startsWith('#') ? 'a comment' : 'not an executable line';
         return { line, verified: false, message: `line ${line} is ${why}: no stop can happen there` };
       }
+      if (this.cut && !this.cut.sees(line)) return { line, verified: false, message: this.cut.whyHidden(line) };
       this.breakpointLines.add(line);
       return { line, verified: true };
     });
@@ -521,6 +549,7 @@ export class NeuralRuntime extends EventEmitter {
 
   private checkLine(line: number): void {
     if (this.info?.kind === 'ok' && !this.info.executableLines.includes(line)) throw new RuntimeError(`line ${line} is not an executable line`);
+    if (this.cut && !this.cut.sees(line)) throw new RuntimeError(this.cut.whyHidden(line));
   }
 
   // ---- what the client shows ---------------------------------------------------------------
@@ -535,6 +564,11 @@ export class NeuralRuntime extends EventEmitter {
 
   get program(): ProgramInfo | null {
     return this.info;
+  }
+
+  /** The part of the program the model sees (model-client/cut.ts), or null when it sees all of it. */
+  get programCut(): ProgramCut | null {
+    return this.cut;
   }
 
   /** The current stop (at the end of the run: the last stop before it). */

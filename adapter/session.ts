@@ -17,7 +17,7 @@
  * run" scope; stepping back from there works as anywhere else.
  */
 import { basename, resolve } from 'node:path';
-import { DebugSession, Event, InitializedEvent, InvalidatedEvent, OutputEvent, ProgressEndEvent, ProgressStartEvent, ProgressUpdateEvent, Source, StoppedEvent, TerminatedEvent, Thread } from '@vscode/debugadapter';
+import { BreakpointEvent, DebugSession, Event, InitializedEvent, InvalidatedEvent, OutputEvent, ProgressEndEvent, ProgressStartEvent, ProgressUpdateEvent, Source, StoppedEvent, TerminatedEvent, Thread } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { z } from 'zod';
 import { EntryError } from '../model-client/entry-state.js';
@@ -32,7 +32,7 @@ import { TraceFailure } from '../tracer/run-tracer.js';
 import { EvalError, evaluateExpression, valueRepr } from './evaluate.js';
 import { loadPredictor, ModelNotFoundError, type PredictorChoice } from './load-predictor.js';
 import { parsePyValue, typeName } from './python-values.js';
-import { type CompleteFrame, type FrameView, type LaunchOptions, NeuralRuntime, type ProgressEvent, RuntimeError, type StopEvent } from './runtime.js';
+import { type BreakpointView, type CompleteFrame, type FrameView, type LaunchOptions, NeuralRuntime, type ProgressEvent, RuntimeError, type StopEvent } from './runtime.js';
 import { provenanceLabel, VariablesView } from './variables-view.js';
 
 /** The launch configuration (a launch.json entry of type `neural-python`). */
@@ -172,6 +172,11 @@ export class NeuralDebugSession extends DebugSession {
     const runtime = new NeuralRuntime(predictor);
     runtime.on('output', (text: string, category: string) => this.sendEvent(new OutputEvent(text, category)));
     runtime.on('progress', (p: ProgressEvent) => this.reportProgress(p));
+    // A breakpoint that falls outside the cut the model sees, found at launch: unverified after all.
+    runtime.on('breakpoint', (b: BreakpointView) => {
+      const line = this.convertDebuggerLineToClient(b.line);
+      this.sendEvent(new BreakpointEvent('changed', { id: b.line, verified: false, line, source: this.source(), ...(b.message ? { message: b.message } : {}) } as DebugProtocol.Breakpoint));
+    });
     this.runtime = runtime;
     this.view = new VariablesView(runtime);
     return runtime;
@@ -219,6 +224,8 @@ export class NeuralDebugSession extends DebugSession {
     }
     const views = await this.requireRuntime().setBreakpoints(lines, path);
     return views.map((b) => ({
+      // The file's line: unique in the one file ndb debugs (the breakpoint event names it).
+      id: b.line,
       verified: b.verified,
       line: this.convertDebuggerLineToClient(b.line),
       source: this.source(),

@@ -18,9 +18,10 @@
  * statements up to and including the one that holds the first line the user asked to stop
  * at, or without one the longest prefix of whole statements that fits.
  *
- * The line map goes both ways: every line of the cut that was copied from the file (and
- * each `...` line: the first line of the body it stands for) has its file line; a file line
- * has a cut line when it was copied. States cross with `stateToFile` / `stateToCut`, so the
+ * The line map goes both ways: every line of the cut that was copied from the file has its
+ * file line, and each line that stands for text cut away (a `...` for a body, a `# ...` gap)
+ * the first line of what it stands for, so that even a state the model puts on one has a
+ * place in the file; `sees` tells the lines whose own text the model sees. States cross with `stateToFile` / `stateToCut`, so the
  * user only ever sees the file's own line numbers and text.
  */
 import { z } from 'zod';
@@ -93,9 +94,9 @@ export class ProgramCut {
   constructor(
     /** What the model sees. */
     readonly text: string,
-    /** Cut line (1-based, index + 1) -> file line; null for a `# ...` line. */
+    /** Cut line (1-based, index + 1) -> file line (for a `# ...` line: the first file line it leaves out). */
     readonly fileLines: readonly (number | null)[],
-    /** Cut lines that are a `...` standing for a body cut away (their file line: the body's first). */
+    /** Cut lines that stand for text cut away: a `...` for a body (its file line: the body's first), a `# ...` gap. */
     private readonly standIns: ReadonlySet<number>,
     /** The entry (`f`, `Class.method`), or null for a module entry. */
     readonly entry: string | null,
@@ -307,7 +308,11 @@ function renderCut(file: readonly string[], units: readonly CutUnit[], modes: re
     if (lastEnd > 0 && u.start > lastEnd + 1) {
       const between = file.slice(lastEnd, u.start - 1);
       if (between.every((l) => l.trim() === '')) between.forEach((l, k) => push(l, lastEnd + 1 + k));
-      else push(CUT_GAP, null);
+      else {
+        // The gap stands for the first line it leaves out: a state the model (wrongly) puts there still has a line in the file.
+        push(CUT_GAP, lastEnd + 1);
+        standIns.add(out.length);
+      }
     }
     const last = modes[i] === 'signature' ? u.signatureEnd! : u.end;
     for (let n = u.start; n <= last; n++) push(file[n - 1] ?? '', n);

@@ -16,8 +16,9 @@ import type { Action, State } from '../grammar/state.js';
 import { TOKENS } from '../grammar/tokens.js';
 import { sourceLines } from '../tracer/run-tracer.js';
 import { CERTAIN_EXIT, CERTAIN_STATE, exitConfidence, stateConfidence } from './confidence.js';
+import { type CutBudget, cutProgram, type ProgramCut } from './cut.js';
 import { type DecodedFrame, decodeFrames, FrameBudgetError, type SamplingOptions } from './decode.js';
-import { type Entry, entryStart } from './entry-state.js';
+import { type Entry, EntryError, entryStart } from './entry-state.js';
 import type { FrameRules } from './frame-constraint.js';
 import { FrameNames } from './loc-constraint.js';
 import { type LoadModelFolderOptions, loadModelFolder, loadTokenizer } from './model-folder.js';
@@ -26,7 +27,7 @@ import { PrefixCache } from './prefix-cache.js';
 import { type FunctionInfo, programInfo, type ProgramInfo } from './program-info.js';
 import { guessFrame } from './frame-guess.js';
 import { DEFAULT_MAX_PROMPT_STEPS, directionOf, historyText, windowStarts } from './prompt.js';
-import { type HistoryEntry, historySteps, type PredictOptions, type Prediction, type Predictor } from './predictor.js';
+import { type HistoryEntry, historySteps, type PredictOptions, type Prediction, type Predictor, type StartOptions } from './predictor.js';
 import { ContextOverflowError, ModelSession, type SessionOptions } from './session.js';
 import { TokenTable } from './token-table.js';
 
@@ -72,6 +73,11 @@ interface Program {
 
 const DEFAULT_MAX_NEW_TOKENS = 512;
 const DEFAULT_FRAME_RESERVE = 256;
+/**
+ * Context kept for the states before the frame when a program is cut to fit (a few steps:
+ * training's steps take about 42 tokens); the cut gets the rest after the frame's reserve.
+ */
+const CUT_HISTORY_RESERVE = 192;
 /** When every frame ran out of tokens: samples and temperature of the second try. */
 const FALLBACK = { samples: 4, temperature: 0.7 };
 
@@ -102,6 +108,10 @@ interface Parsed {
 
 export class NeuralPredictor implements Predictor {
   private program: Program | null = null;
+  /** The cut the model sees (model-client/cut.ts), when the program does not fit whole; null: the whole program. */
+  private cut: ProgramCut | null = null;
+  /** The file's own lines (states leave the predictor with the file's line numbers and text). */
+  private fileLines: string[] = [];
   private readonly prefix: PrefixCache;
 
   private constructor(
@@ -122,14 +132,60 @@ export class NeuralPredictor implements Predictor {
     return new NeuralPredictor(session, tokenizer, table, opts);
   }
 
-  async start(program: string, entry: Entry | null, opts: PredictOptions = {}): Promise<Prediction> {
+  /**
+   * A program that fits the context is shown whole; a longer one is cut to the entry's
+   * scope (model-client/cut.ts), and every state crosses the line map both ways, so callers
+   * see the file's line numbers only.
+   */
+  async start(file: string, entry: Entry | null, opts: StartOptions = {}): Promise<Prediction> {
     const started = performance.now();
     const passes = this.session.passes;
-    const lines = sourceLines(program);
-    const contextIds = this.tokenizer.encode(serializeContext(program));
+    this.cut = null;
+    this.program = null;
+    this.fileLines = sourceLines(file);
+    let program = file;
+    let contextIds = this.tokenizer.encode(serializeContext(program));
     if (contextIds.length + this.frameReserve() > this.session.maxPositions) {
-      throw new ContextOverflowError(contextIds.length + this.frameReserve(), this.session.maxPositions);
+      const stopLine = opts.stopLines?.length ? Math.min(...opts.stopLines) : undefined;
+      this.cut = await cutProgram(file, entry?.entry ?? null, { budget: this.cutBudget(), ...(stopLine !== undefined ? { stopLine } : {}) });
+      program = this.cut.text;
+      contextIds = this.tokenizer.encode(serializeContext(program));
     }
+    return this.toFile(await this.startProgram(program, contextIds, entry, opts, started, passes));
+  }
+
+  /** The cut the model sees since the last start, or null when it sees the whole program. */
+  programCut(): ProgramCut | null {
+    return this.cut;
+  }
+
+  /** What a cut may take: the context less the frame's reserve and a few states' room. */
+  private cutBudget(): CutBudget {
+    const max = this.session.maxPositions;
+    const frame = this.frameReserve();
+    return {
+      measure: (text) => this.tokenizer.encode(serializeContext(text)).length,
+      limit: max - frame - CUT_HISTORY_RESERVE,
+      unit: 'tokens',
+      explain: `its context holds ${max} tokens, ${frame} kept for the frame and ${CUT_HISTORY_RESERVE} for the states before it`,
+    };
+  }
+
+  /** A prediction in the cut's lines, as the file has it. */
+  private toFile(p: Prediction): Prediction {
+    return this.cut && p.kind === 'state' ? { ...p, state: this.cut.stateToFile(p.state, this.fileLines) } : p;
+  }
+
+  /** An action in the file's lines, as the model sees it (a breakpoint names a line). */
+  private actionToCut(action: Action): Action {
+    if (!this.cut || action.kind !== 'breakpoint') return action;
+    const line = this.cut.cutLine(action.line);
+    if (line === undefined) throw new EntryError(this.cut.whyHidden(action.line));
+    return { ...action, line, source: this.program!.lines[line - 1] ?? '' };
+  }
+
+  private async startProgram(program: string, contextIds: number[], entry: Entry | null, opts: PredictOptions, started: number, passes: number): Promise<Prediction> {
+    const lines = sourceLines(program);
     // The program's tokens run now, once for the whole session (while Python binds the
     // arguments and reads the signatures).
     const [context, start, info] = await Promise.all([this.prefix.prompt(contextIds), entryStart(program, entry), programInfo(program)]);
@@ -150,9 +206,16 @@ export class NeuralPredictor implements Predictor {
     );
   }
 
-  async predict(history: readonly HistoryEntry[], action: Action, opts: PredictOptions = {}): Promise<Prediction> {
-    const program = this.program;
-    if (!program) throw new Error('predict before start: the predictor has no program');
+  async predict(fileHistory: readonly HistoryEntry[], fileAction: Action, opts: PredictOptions = {}): Promise<Prediction> {
+    if (!this.program) throw new Error('predict before start: the predictor has no program');
+    const cut = this.cut;
+    const action = this.actionToCut(fileAction);
+    const history = cut ? fileHistory.map((h) => ({ state: cut.stateToCut(h.state), ...(h.action ? { action: this.actionToCut(h.action) } : {}) })) : fileHistory;
+    return this.toFile(await this.predictCut(history, action, opts));
+  }
+
+  private async predictCut(history: readonly HistoryEntry[], action: Action, opts: PredictOptions): Promise<Prediction> {
+    const program = this.program!;
     const started = performance.now();
     const passes = this.session.passes;
     const steps = historySteps(history, action);

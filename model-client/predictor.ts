@@ -7,6 +7,7 @@
  */
 import type { Action, Direction, Exit, State } from '../grammar/state.js';
 import type { ExitConfidence, StateConfidence } from './confidence.js';
+import type { ProgramCut } from './cut.js';
 import type { Entry } from './entry-state.js';
 
 /**
@@ -83,12 +84,26 @@ export interface PredictOptions {
   signal?: AbortSignal;
 }
 
+export interface StartOptions extends PredictOptions {
+  /**
+   * The lines the user asked to stop at (breakpoints): a module entry of a program too long
+   * for the model is cut to the statements up to the first of them (model-client/cut.ts).
+   */
+  stopLines?: readonly number[];
+}
+
 export interface Predictor {
   /**
    * Starts a run of `program` at `entry` (a function and its literal arguments, or with
    * `inferArgs` arguments the predictor proposes), or at the module's top level.
    */
-  start(program: string, entry: Entry | null, opts?: PredictOptions): Promise<Prediction>;
+  start(program: string, entry: Entry | null, opts?: StartOptions): Promise<Prediction>;
+  /**
+   * Optional: the cut of the program the model sees since the last start (model-client/cut.ts),
+   * or null when it sees the whole program. States, actions and histories always carry the
+   * file's own line numbers; only a prediction's `text` is the model's, in the cut's lines.
+   */
+  programCut?(): ProgramCut | null;
   /**
    * The state `action` leads to from the last state of `history` (the states visited so
    * far, oldest first, each with the action taken from it; the last one's action, if

@@ -73,11 +73,14 @@ describe('the cut and its line map', () => {
     expect(cut.text).not.toContain('def unused_report');
     // Both ways: each copied line is the file's line, and comes back to itself.
     lines.forEach((text, i) => {
-      const f = cut.fileLine(i + 1);
-      if (f === undefined) return expect(text).toBe(CUT_GAP);
-      expect(text).toBe(FILE[f - 1]);
+      const f = cut.fileLine(i + 1)!;
       expect(cut.cutLine(f)).toBe(i + 1);
+      // A gap stands for the first line it leaves out, which the model does not see.
+      if (text === CUT_GAP) return expect(cut.sees(f)).toBe(false);
+      expect(text).toBe(FILE[f - 1]);
+      expect(cut.sees(f)).toBe(true);
     });
+    expect(cut.fileLine(lines.indexOf(CUT_GAP) + 1)).toBe(3); // import re, between import math and Counter
     const def = lineOf('def summarize');
     expect(def).toBe(779);
     expect(lines[cut.cutLine(def)! - 1]).toBe('def summarize(words):');

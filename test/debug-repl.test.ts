@@ -223,6 +223,59 @@ describe.skipIf(!HAS_MODEL)('ndb debug on the shipped model', () => {
   });
 });
 
+/** test/fixtures/long_module.py: 804 lines, entries near the end, callees hundreds of lines above. */
+const LONG = resolve(ROOT, 'test', 'fixtures', 'long_module.py');
+const LONG_LINES = readFileSync(LONG, 'utf8').split('\n');
+const longLine = (text: string) => LONG_LINES.findIndex((l) => l.startsWith(text)) + 1;
+
+/** Every stop names the long file, one of its lines and that line's own text. */
+function expectFileStops(output: string): number {
+  let stops = 0;
+  output.split('\n').forEach((line, i, lines) => {
+    const m = LOCATION.exec(line);
+    if (!m) return;
+    stops++;
+    expect(m[2]).toBe(LONG);
+    const n = Number(m[3]);
+    expect(n).toBeGreaterThanOrEqual(1);
+    expect(n).toBeLessThanOrEqual(LONG_LINES.length);
+    const arrow = m[5] ?? (lines[i + 1]?.startsWith('-> ') ? lines[i + 1] : undefined);
+    if (arrow) expect(arrow.slice(3)).toBe(LONG_LINES[n - 1]!.trim());
+  });
+  return stops;
+}
+
+describe.skipIf(!HAS_MODEL)('ndb debug on a long file (the cut)', () => {
+  it("debugs a function of an 804-line file with the file's line numbers; a breakpoint outside the cut is refused with the reason", () => {
+    const r = ndbDebug([LONG, '--entry', 'summarize', '--args', "['Banana', 'kiwi']"], ['w', 'll', 'b 50', `b ${longLine('        total += points')}`, 's', 'n', 'c', 'q']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = chunks(r.stdout);
+    const def = longLine('def summarize');
+    expect(def).toBeGreaterThan(600);
+    expect(out[0]).toContain(`> ${LONG}(${def})summarize()\n-> def summarize(words):`);
+    expect(out[1]).toContain(`> ${LONG}(${def})summarize()`);
+    // ll: the entry's own lines, numbered as in the file.
+    const ll = out[2]!.split('\n');
+    expect(ll[0]).toMatch(new RegExp(`^${def}\\s+->\\s*def summarize\\(words\\):$`));
+    expect(ll).toHaveLength(9);
+    expect(ll.at(-1)).toMatch(new RegExp(`^${def + 8}\\s+return tally.best\\(\\), total$`));
+    expect(out[3]).toBe('*** line 50 is in histogram, which summarize does not reach (the model sees the cut to summarize\'s scope): no predicted stop can happen there');
+    expect(out[4]).toBe(`Breakpoint 1 at ${LONG}:${longLine('        total += points')}`);
+    expect(expectFileStops(out.join('\n'))).toBeGreaterThanOrEqual(4);
+  });
+
+  it('says once how the cut shrank a scope too big to show whole', () => {
+    const r = ndbDebug([LONG, '--entry', 'report', '--args', "['kiwi']"], ['b 45', 'n', 'n', 'q']);
+    expect(r.code).toBe(0);
+    const notes = r.stdout.split('\n').filter((l) => l.startsWith('the program is cut to'));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatch(/^the program is cut to report's scope for the model: callees cut to signatures: .*histogram/);
+    expect(chunks(r.stdout)[1]).toBe('*** line 45 is in the body of histogram, which the model sees cut to its signature: no predicted stop can happen there');
+    expectFileStops(r.stdout);
+  });
+});
+
 describe.skipIf(!HAS_MODEL)('ndb debug: bad input at launch', () => {
   const syntaxFile = join(dir, 'bad.py');
   writeFileSync(syntaxFile, 'def f(:\n    pass\n');
@@ -245,12 +298,14 @@ describe.skipIf(!HAS_MODEL)('ndb debug: bad input at launch', () => {
     expect(r.stderr).toMatch(pattern);
   });
 
-  it('a program too long for the model: one clear line, exit code 2', () => {
+  it('an entry too long for the model even cut to its scope: one clear line naming the sizes, exit code 2', () => {
     const file = join(dir, 'long.py');
     writeFileSync(file, ['def f(x):', ...Array.from({ length: 400 }, (_, i) => `    x = x + ${i}`), '    return x', ''].join('\n'));
     const r = ndbDebug([file, '--entry', 'f', '--args', '1'], ['q']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^ndb: error: the program is too long for the model: the model's context holds \d+ tokens; this needs \d+\n$/);
+    expect(r.stderr).toMatch(
+      /^ndb: error: the program is too long for the model, even cut to f's scope: f alone takes \d+ tokens \(with all it reaches, \d+\), more than the 576 the model has for the program \(its context holds 1024 tokens, 256 kept for the frame and 192 for the states before it\)\n$/,
+    );
   });
 });
 
