@@ -16,8 +16,9 @@
  * of the run stops at the last state, its value in the Debug Console and in an "End of the
  * run" scope; stepping back from there works as anywhere else.
  */
+import { timingSafeEqual } from 'node:crypto';
 import { basename, resolve } from 'node:path';
-import { BreakpointEvent, DebugSession, Event, InitializedEvent, InvalidatedEvent, OutputEvent, ProgressEndEvent, ProgressStartEvent, ProgressUpdateEvent, Source, StoppedEvent, TerminatedEvent, Thread } from '@vscode/debugadapter';
+import { BreakpointEvent, DebugSession, Event, InitializedEvent, InvalidatedEvent, OutputEvent, ProgressEndEvent, ProgressStartEvent, ProgressUpdateEvent, Response, Source, StoppedEvent, TerminatedEvent, Thread } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { z } from 'zod';
 import { EntryError } from '../model-client/entry-state.js';
@@ -33,6 +34,8 @@ import { EvalError, evaluateExpression, valueRepr } from './evaluate.js';
 import { loadPredictor, ModelNotFoundError, type PredictorChoice } from './load-predictor.js';
 import { parsePyValue, typeName } from './python-values.js';
 import { type BreakpointView, type CompleteFrame, type FrameView, type LaunchOptions, NeuralRuntime, type ProgressEvent, RuntimeError, type StopEvent } from './runtime.js';
+import { checkArguments, checkMessage } from './requests.js';
+import type { RequestHint } from './transport.js';
 import { provenanceLabel, VariablesView } from './variables-view.js';
 
 /** The launch configuration (a launch.json entry of type `neural-python`). */
@@ -74,6 +77,10 @@ const CONFIGURATION_TIMEOUT_MS = 10_000;
 
 const ERROR_USER = 1001;
 const ERROR_INTERNAL = 1002;
+const ERROR_TOKEN = 1003;
+const ERROR_REQUEST = 1004;
+/** @vscode/debugadapter's answer to a handler that threw: its message is the JS stack. */
+const ERROR_BASE_EXCEPTION = 1104;
 
 /** A launch configuration that does not fit LaunchArgsSchema. */
 class LaunchArgsError extends Error {}
@@ -87,6 +94,14 @@ export type LoadedPredictor = Predictor & { release(): Promise<void> };
 export interface SessionOptions {
   /** How a model is opened (default: load-predictor.ts); bench/ opens its baselines through it. */
   loadPredictor?: (choice: PredictorChoice) => Promise<LoadedPredictor>;
+  /**
+   * The secret a client must give (`"token"` in its launch or attach configuration) before
+   * anything but `initialize` is answered: `ndb dap --port` sets it, since any process on the
+   * machine can connect to a port. Stdio sessions have none (the editor's pipes are its own).
+   */
+  token?: string;
+  /** Where internal errors (with their stacks) and ignored input are logged; default: stderr. */
+  log?: (line: string) => void;
 }
 
 export class NeuralDebugSession extends DebugSession {
@@ -107,11 +122,93 @@ export class NeuralDebugSession extends DebugSession {
   /** The model and device of the last launch, for the `ndb/stats` event and `ndb/predictInputs`. */
   private launchedModel: { dir: string; label: string; device: string; predictor: Promise<LoadedPredictor> } | null = null;
   private frameDecoders = new WeakMap<NeuralPredictor, Promise<PartialFrameDecoder>>();
+  /** Whether the client gave the token (always, without one). */
+  private authenticated: boolean;
+  /** `initialized` waits for the token: the client's breakpoints and configurationDone come after it. */
+  private initializedPending = false;
+  /** After shutdown (a closed connection) nothing more is done or sent. */
+  private closed = false;
 
   constructor(private readonly options: SessionOptions = {}) {
     super();
     this.setDebuggerLinesStartAt1(true);
     this.setDebuggerColumnsStartAt1(true);
+    this.authenticated = options.token === undefined;
+  }
+
+  // ---- what comes in -----------------------------------------------------------------------
+
+  /** One parsed message from the transport (adapter/transport.ts): checked, then handled. */
+  receive(value: unknown): void {
+    if (this.closed) return;
+    const checked = checkMessage(value);
+    if (checked.kind === 'response') return this.handleMessage(checked.message as unknown as DebugProtocol.ProtocolMessage);
+    if (checked.kind === 'invalid') return this.refuseMessage(checked.problem, checked);
+    this.handleMessage(checked.request as DebugProtocol.Request);
+  }
+
+  /** Input the transport could not read: answered when it names its request's seq, else logged and said in the console. */
+  malformed(problem: string, hint: RequestHint): void {
+    if (this.closed) return;
+    this.refuseMessage(problem, hint);
+  }
+
+  private refuseMessage(problem: string, hint: RequestHint): void {
+    this.log(`ndb dap: ignored input: ${problem}`);
+    if (hint.seq !== undefined) {
+      const response = new Response({ seq: hint.seq, type: 'request', command: hint.command ?? '' });
+      this.sendErrorResponse(response, { id: ERROR_REQUEST, format: `ndb dap could not read this request: ${problem}`, showUser: false, variables: {} });
+    } else if (this.authenticated) {
+      this.sendEvent(new OutputEvent(`ndb dap: ignored input: ${problem}\n`, 'stderr'));
+    }
+  }
+
+  /** Every request: its arguments checked, the token required where there is one. */
+  protected override dispatchRequest(request: DebugProtocol.Request): void {
+    if (this.closed) return;
+    const response = new Response(request);
+    const checked = checkArguments(request.command, request.arguments);
+    if (!checked.ok) {
+      this.sendErrorResponse(response, { id: ERROR_REQUEST, format: checked.problem, showUser: true, variables: {} });
+      return;
+    }
+    const args = checked.args as Record<string, unknown>;
+    if (!this.authenticated && request.command !== 'initialize') {
+      const given = request.command === 'launch' || request.command === 'attach' ? args.token : undefined;
+      if (typeof given !== 'string' || !sameSecret(given, this.options.token!)) {
+        const format =
+          typeof given === 'string'
+            ? "the token in the launch configuration is not this ndb dap server's token"
+            : 'this ndb dap server needs its token: put "token": "<the token ndb dap printed>" in the launch (or attach) configuration; until then only initialize is answered';
+        this.sendErrorResponse(response, { id: ERROR_TOKEN, format, showUser: true, variables: {} });
+        return;
+      }
+      this.authenticated = true;
+      if (this.initializedPending) {
+        this.initializedPending = false;
+        this.sendEvent(new InitializedEvent());
+      }
+    }
+    // The token has done its work: nothing after this point sees it.
+    if ('token' in args) delete args.token;
+    super.dispatchRequest({ ...request, arguments: args });
+  }
+
+  /** The base class answers a handler that threw with the JS stack: that goes to the log, the client gets a message. */
+  override sendErrorResponse(response: DebugProtocol.Response, codeOrMessage: number | DebugProtocol.Message, format?: string, variables?: unknown, dest?: number): void {
+    if (codeOrMessage === ERROR_BASE_EXCEPTION) {
+      const v = (variables ?? {}) as { _exception?: string; _stack?: string };
+      this.log(`ndb dap: internal error in ${response.command}: ${v._stack ?? v._exception ?? 'unknown'}`);
+      const message = `ndb internal error in ${response.command}: ${v._exception ?? 'unknown'} (please report it; the adapter's log has the details)`;
+      super.sendErrorResponse(response, { id: ERROR_INTERNAL, format: message, showUser: true, variables: {} });
+      return;
+    }
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    super.sendErrorResponse(response, codeOrMessage as any, format, variables, dest as any);
+  }
+
+  private log(line: string): void {
+    (this.options.log ?? ((l: string) => process.stderr.write(`${l}\n`)))(line);
   }
 
   // ---- set-up ----------------------------------------------------------------------------
@@ -131,7 +228,9 @@ export class NeuralDebugSession extends DebugSession {
     };
     this.sendResponse(response);
     // Breakpoints may come now; they wait for launch to name the program (setBreakPointsRequest).
-    this.sendEvent(new InitializedEvent());
+    // With a token, once the launch has given it (the breakpoints would be refused before).
+    if (this.authenticated) this.sendEvent(new InitializedEvent());
+    else this.initializedPending = true;
   }
 
   protected override configurationDoneRequest(response: DebugProtocol.ConfigurationDoneResponse): void {
@@ -444,10 +543,13 @@ export class NeuralDebugSession extends DebugSession {
 
   /** Frees the models (a TCP server outlives its sessions), then lets the base class exit on stdio. */
   override shutdown(): void {
+    if (this.closed) return;
+    this.closed = true;
     const loaded = [...this.predictors.values()];
     this.predictors.clear();
     // A background guess may be running on the model: it ends first.
     const idle = this.runtime?.close() ?? Promise.resolve();
+    this.runtime?.removeAllListeners();
     for (const p of loaded) void idle.then(() => p).then((predictor) => predictor.release()).catch(() => undefined);
     super.shutdown();
   }
@@ -462,6 +564,8 @@ export class NeuralDebugSession extends DebugSession {
     try {
       await work();
     } catch (err) {
+      if (this.closed) return;
+      if (!isUserError(err)) this.log(`ndb dap: internal error in ${response.command}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       // `variables: {}`: the message is shown as it is, even where it holds `{…}` (a dict's repr).
       this.sendErrorResponse(response, { id: isUserError(err) ? ERROR_USER : ERROR_INTERNAL, format: describeError(err), showUser, variables: {} });
     }
@@ -608,4 +712,11 @@ function deferred<T>(): Deferred<T> {
 
 function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref());
+}
+
+/** The token compared in constant time. */
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given, 'utf8');
+  const b = Buffer.from(expected, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -2,24 +2,45 @@
  * `ndb dap`: the debug adapter, for VS Code and other DAP clients (adapter/session.ts).
  */
 import { parseArgs } from 'node:util';
-import { listeningPort, serveStdio, serveTcp } from '../adapter/server.js';
+import { isLoopback, listeningPort, newToken, serveStdio, serveTcp } from '../adapter/server.js';
 
-export const DAP_USAGE = `  ndb dap [--port N [--host H]]
+export const DAP_USAGE = `  ndb dap [--port N [--host H] [--token T] [--allow-remote]]
       Serve the Debug Adapter Protocol on stdin/stdout (what an editor starts), or on TCP
-      port N (0: any free port; the port is printed), each connection a new session.
+      port N (0: any free port), each connection a new session. A TCP client must give the
+      server's token as "token" in its launch (or attach) configuration: a fresh one is
+      printed with the port, or set it with --token T or NDB_DAP_TOKEN. The host is
+      127.0.0.1; another interface needs --allow-remote (anyone who can reach it and has
+      the token can launch, and verify mode runs programs).
 `;
 
+/** The shortest token accepted from the user. */
+const MIN_TOKEN_CHARS = 16;
+
 export async function dapCommand(argv: string[], fail: (message: string) => Error): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { port: { type: 'string' }, host: { type: 'string' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, 'allow-remote': { type: 'boolean' } },
+  });
   if (values.port === undefined) {
-    if (values.host !== undefined) throw fail('--host needs --port');
+    for (const flag of ['host', 'token', 'allow-remote'] as const) if (values[flag] !== undefined) throw fail(`--${flag} needs --port (on stdio the editor's pipes are the session's own)`);
     serveStdio();
     return;
   }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw fail(`--port must be a port number (0 for any free one), got ${JSON.stringify(values.port)}`);
   const host = values.host ?? '127.0.0.1';
-  const server = await serveTcp(port, host);
+  if (!isLoopback(host)) {
+    if (!values['allow-remote']) {
+      throw fail(`--host ${host} is reachable from other machines: anyone there with the token could launch programs (and run them in verify mode); add --allow-remote if that is what you mean`);
+    }
+    process.stderr.write(`ndb dap: warning: listening on ${host}, reachable from other machines; the token is all that stands between them and this adapter\n`);
+  }
+  const given = values.token ?? process.env.NDB_DAP_TOKEN;
+  const source = values.token !== undefined ? '--token' : 'NDB_DAP_TOKEN';
+  if (given !== undefined && given.length < MIN_TOKEN_CHARS) throw fail(`the token from ${source} is too short: give at least ${MIN_TOKEN_CHARS} characters`);
+  const token = given ?? newToken();
+  const server = await serveTcp(port, host, { token });
   // The one line a script waits for; the sessions then run until the process is stopped.
-  process.stdout.write(`ndb dap: listening on ${host}:${listeningPort(server)}\n`);
+  const shown = given === undefined ? `token ${token}` : `token from ${source}`;
+  process.stdout.write(`ndb dap: listening on ${host}:${listeningPort(server)}, ${shown} (clients give it as "token" in their launch configuration)\n`);
 }

@@ -412,15 +412,22 @@ describe.skipIf(!HAS_MODEL || !BUILT)('ndb dap on the shipped model', () => {
           createInterface({ input: server.stdout! }).once('line', res);
           server.once('exit', (code) => rej(new Error(`ndb dap exited with ${code}`)));
         });
-        const port = Number(/listening on 127\.0\.0\.1:(\d+)$/.exec(line)?.[1]);
+        const [, portText, token] = /listening on 127\.0\.0\.1:(\d+), token (\S+) /.exec(line) ?? [];
+        const port = Number(portText);
         expect(port).toBeGreaterThan(0);
+        expect(token).toMatch(/^[\w-]{32}$/);
         const sessions = await Promise.all(
           ["'berry', 'r'", "'rr', 'r'"].map(async (args) => {
             const dc = new DebugClient('node', NDB, 'neural-python');
             await dc.start(port);
             await dc.initializeRequest();
-            await dc.configurationDoneRequest();
-            const [stop] = await Promise.all([dc.waitForEvent('stopped'), dc.launchRequest(withModel({ program: COUNT, entry: 'count', args }))]);
+            // With a token, `initialized` (and so the configuration) comes once the launch gave it.
+            const initialized = dc.waitForEvent('initialized');
+            const [stop] = await Promise.all([
+              dc.waitForEvent('stopped'),
+              dc.launchRequest(withModel({ program: COUNT, entry: 'count', args, token })),
+              initialized.then(() => dc.configurationDoneRequest()),
+            ]);
             expect((stop as DebugProtocol.StoppedEvent).body.reason).toBe('entry');
             return dc;
           }),
