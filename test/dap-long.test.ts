@@ -1,0 +1,146 @@
+/**
+ * `ndb dap` on a long file (test/fixtures/long_module.py, 804 lines): the model sees a cut
+ * of it (model-client/cut.ts); the client sees the file's own line numbers in stops, the call
+ * stack and breakpoints, and a breakpoint outside the cut is unverified with the reason, by
+ * a `breakpoint` event at launch and in the answer to a later setBreakpoints. A real DAP
+ * client (@vscode/debugadapter-testsupport) drives `node bin/ndb.js dap` on the shipped model.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DebugClient } from '@vscode/debugadapter-testsupport';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const NDB = join(ROOT, 'bin', 'ndb.js');
+const HAS_MODEL = existsSync(join(ROOT, 'models', 'default', 'manifest.json'));
+const LONG = join(ROOT, 'test', 'fixtures', 'long_module.py');
+const LINES = readFileSync(LONG, 'utf8').split('\n');
+const lineOf = (text: string) => LINES.findIndex((l) => l.startsWith(text)) + 1;
+const THREAD = 1;
+const EVENT_TIMEOUT_MS = 60_000;
+const TEST_TIMEOUT_MS = 240_000;
+
+let wrapper: string;
+/** One function of 400 lines: too long for the model even alone. */
+let tooLong: string;
+beforeAll(async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'ndb-dap-long-'));
+  tooLong = join(dir, 'too_long.py');
+  await writeFile(tooLong, ['def f(x):', ...Array.from({ length: 400 }, (_, i) => `    x = x + ${i}`), '    return x', ''].join('\n'));
+  wrapper = join(dir, 'ndb-dap.mjs');
+  await writeFile(wrapper, `process.argv.splice(2, 0, 'dap');\nawait import(${JSON.stringify(NDB)});\n`);
+});
+
+const clients: DebugClient[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((dc) => dc.stop()));
+});
+
+async function frames(dc: DebugClient): Promise<DebugProtocol.StackFrame[]> {
+  return (await dc.stackTraceRequest({ threadId: THREAD })).body.stackFrames;
+}
+
+async function moved(dc: DebugClient, request: Promise<DebugProtocol.Response>): Promise<DebugProtocol.StoppedEvent> {
+  const [stop] = await Promise.all([dc.waitForEvent('stopped') as Promise<DebugProtocol.StoppedEvent>, request]);
+  return stop;
+}
+
+describe.skipIf(!HAS_MODEL)('ndb dap on an 804-line file', () => {
+  it(
+    "stops, stack and breakpoints in the file's lines; a breakpoint outside the cut is unverified with the reason",
+    async () => {
+      const dc = new DebugClient('node', wrapper, 'neural-python', { cwd: ROOT });
+      dc.defaultTimeout = EVENT_TIMEOUT_MS;
+      await dc.start();
+      clients.push(dc);
+      const output: string[] = [];
+      const changed: DebugProtocol.BreakpointEvent[] = [];
+      dc.on('output', (e: DebugProtocol.OutputEvent) => output.push(e.body.output));
+      dc.on('breakpoint', (e: DebugProtocol.BreakpointEvent) => changed.push(e));
+      const initialized = dc.waitForEvent('initialized');
+      await dc.initializeRequest({ adapterID: 'neural-python', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+      const outside = lineOf('    rows.append((len(part_4), 3 * 4))'); // in histogram, which vowel_count never reaches
+      const inside = lineOf('            n += 1');
+      let bps: DebugProtocol.Breakpoint[] = [];
+      const configure = initialized.then(async () => {
+        bps = (await dc.setBreakpointsRequest({ source: { path: LONG }, breakpoints: [{ line: outside }, { line: inside }] })).body.breakpoints;
+        await dc.configurationDoneRequest();
+      });
+      const [first] = await Promise.all([dc.waitForEvent('stopped') as Promise<DebugProtocol.StoppedEvent>, dc.launchRequest({ program: LONG, entry: 'vowel_count', args: "'kiwi'" } as DebugProtocol.LaunchRequestArguments), configure]);
+      expect(first.body.reason).toBe('entry');
+      // Before the launch both lines carry code; the launch's cut leaves one of them out.
+      expect(bps.map((b) => [b.line, b.verified])).toEqual([[outside, true], [inside, true]]);
+      expect(changed).toHaveLength(1);
+      expect(changed[0]!.body.reason).toBe('changed');
+      expect(changed[0]!.body.breakpoint).toMatchObject({ id: bps[0]!.id, line: outside, verified: false, message: `line ${outside} is in histogram, which vowel_count does not reach (the model sees the cut to vowel_count's scope): no predicted stop can happen there` });
+
+      const entry = await frames(dc);
+      expect(entry).toHaveLength(1);
+      expect(entry[0]).toMatchObject({ name: 'vowel_count', line: lineOf('def vowel_count'), source: { path: LONG } });
+
+      // Continue: the one breakpoint left, on its own line of the file.
+      const hit = await moved(dc, dc.continueRequest({ threadId: THREAD }));
+      expect(hit.body.reason).toBe('breakpoint');
+      const there = await frames(dc);
+      expect(there[0]).toMatchObject({ name: 'vowel_count', line: inside });
+
+      // A few steps in: every frame on a line of the file, in a function of it.
+      const defined = new Set(LINES.map((l) => /^\s*def (\w+)/.exec(l)?.[1]).filter(Boolean));
+      // (The small model may loop and fail to write a state: its failure, said as such, not the cut's.)
+      for (const step of ['next', 'stepIn', 'next', 'stepIn'] as const) {
+        const request = step === 'next' ? dc.nextRequest({ threadId: THREAD }) : dc.stepInRequest({ threadId: THREAD });
+        const stop = await moved(dc, request).catch((err: Error) => {
+          expect(err.message).toMatch(/^the model did not write a whole state/);
+          return null;
+        });
+        if (!stop || stop.body.description?.startsWith('predicted end')) break;
+        for (const f of await frames(dc)) {
+          expect(f.source?.path).toBe(LONG);
+          expect(f.line).toBeGreaterThanOrEqual(1);
+          expect(f.line).toBeLessThanOrEqual(LINES.length);
+          expect(defined.has(f.name) || f.name === '<module>').toBe(true);
+        }
+      }
+
+      // Breakpoints set after the launch: refused at once where the model does not see the line.
+      const later = (await dc.setBreakpointsRequest({ source: { path: LONG }, breakpoints: [{ line: lineOf('def shout') + 1 }, { line: inside }] })).body.breakpoints;
+      expect(later[0]).toMatchObject({ verified: false, message: `line ${lineOf('def shout') + 1} is in shout, which vowel_count does not reach (the model sees the cut to vowel_count's scope): no predicted stop can happen there` });
+      expect(lineOf('def shout')).toBeGreaterThan(790);
+      expect(later[1]).toMatchObject({ verified: true, line: inside });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a scope too large for the context: callees cut to signatures, said once in the Debug Console; an entry alone too large: an error naming the sizes',
+    async () => {
+      const dc = new DebugClient('node', wrapper, 'neural-python', { cwd: ROOT });
+      dc.defaultTimeout = EVENT_TIMEOUT_MS;
+      await dc.start();
+      clients.push(dc);
+      const output: string[] = [];
+      dc.on('output', (e: DebugProtocol.OutputEvent) => output.push(e.body.output));
+      await dc.initializeRequest({ adapterID: 'neural-python', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+      await dc.configurationDoneRequest();
+      const [stop] = await Promise.all([dc.waitForEvent('stopped') as Promise<DebugProtocol.StoppedEvent>, dc.launchRequest({ program: LONG, entry: 'report', args: "['kiwi']" } as DebugProtocol.LaunchRequestArguments)]);
+      expect(stop.body.reason).toBe('entry');
+      expect((await frames(dc))[0]).toMatchObject({ name: 'report', line: lineOf('def report') });
+      await moved(dc, dc.nextRequest({ threadId: THREAD }));
+      const notes = output.filter((o) => o.startsWith('the program is cut to'));
+      expect(notes).toHaveLength(1);
+      expect(notes[0]).toMatch(/^the program is cut to report's scope for the model: callees cut to signatures: (\w|\.|, )*histogram/);
+      // The body of a callee cut to its signature holds no stop.
+      const body = lineOf('def table_rows') + 5;
+      const bps = (await dc.setBreakpointsRequest({ source: { path: LONG }, breakpoints: [{ line: body }] })).body.breakpoints;
+      expect(bps[0]).toMatchObject({ verified: false, message: `line ${body} is in the body of table_rows, which the model sees cut to its signature: no predicted stop can happen there` });
+      await expect(dc.launchRequest({ program: tooLong, entry: 'f', args: '1' } as DebugProtocol.LaunchRequestArguments)).rejects.toThrow(
+        /^the program is too long for the model, even cut to f's scope: f alone takes \d+ tokens \(with all it reaches, \d+\), more than the 576 the model has for the program/,
+      );
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
