@@ -8,7 +8,7 @@ import { serializeTrajectory } from '../grammar/serialize.js';
 import type { Trajectory } from '../grammar/state.js';
 import { StateTree } from '../state-tree/tree.js';
 import { TraceFailure, traceFile } from '../tracer/run-tracer.js';
-import { buildDataset } from '../data-pipeline/build.js';
+import { buildDataset, parseMix } from '../data-pipeline/build.js';
 import { checkCorpus } from '../data-pipeline/check.js';
 import { tokenizeDataset } from '../data-pipeline/tokenize.js';
 import { TraceTokenizer, trainTokenizer } from '../data-pipeline/tokenizer.js';
@@ -24,8 +24,10 @@ usage:
   ndb trace FILE [--entry NAME --args 'PYTHON LITERALS'] [--json] [--max-events N] [--timeout SECONDS]
       Run FILE under the real tracer and print its trace in the trace language
       (or as JSON events with --json). Without --entry, the module's top level is traced.
-  ndb data build --out DIR --programs N --seed S [--concurrency K]
+  ndb data build --out DIR --programs N --seed S [--concurrency K] [--mix ORIGIN=SHARE,...]
       Build a training dataset: programs, real traces, sampled trajectories, split by program.
+      --mix sets each source's share (synthetic, semantics, mbpp, humaneval, stdlib; default
+      synthetic=0.5,mbpp=0.2,humaneval=0.1,stdlib=0.2).
   ndb data tokenizer --data DIR --out MODEL_DIR [--vocab N]
       Train the byte-level BPE tokenizer on a dataset's train split (trace tokens stay whole).
   ndb data tokenize --data DIR --tokenizer MODEL_DIR --out DIR [--context N]
@@ -145,9 +147,15 @@ async function dataTokenizeCommand(argv: string[]): Promise<void> {
 
 async function dataBuildCommand(rest: string[]): Promise<void> {  const { values } = parseArgs({
     args: rest,
-    options: { out: { type: 'string' }, programs: { type: 'string' }, seed: { type: 'string' }, concurrency: { type: 'string' } },
+    options: { out: { type: 'string' }, programs: { type: 'string' }, seed: { type: 'string' }, concurrency: { type: 'string' }, mix: { type: 'string' } },
   });
   if (!values.out) throw new UsageError('missing --out DIR');
+  let mix;
+  try {
+    mix = values.mix === undefined ? undefined : parseMix(values.mix);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
   const programs = intFlag(values.programs, 'programs');
   const seed = intFlag(values.seed, 'seed', 0);
   const bar = new ProgressBar('programs', programs);
@@ -156,6 +164,7 @@ async function dataBuildCommand(rest: string[]): Promise<void> {  const { values
     programs,
     seed,
     ...(values.concurrency === undefined ? {} : { concurrency: intFlag(values.concurrency, 'concurrency') }),
+    ...(mix ? { mix } : {}),
     onProgress: (done, total) => bar.update(done, `of ${total}`),
   });
   const t = summary.trajectories;

@@ -23,6 +23,7 @@ import type { ProgramOrigin, ProgramSpec } from './program.js';
 import { runPool } from './pool.js';
 import { Rng } from './rng.js';
 import { type Split, SPLITS, splitOf } from './split.js';
+import { generateSemanticsProgram } from './semantics.js';
 import { generateSyntheticProgram } from './synthetic.js';
 import { sampleTrajectory } from './trajectories.js';
 
@@ -39,7 +40,20 @@ export interface BuildOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-export const DEFAULT_MIX: Record<ProgramOrigin, number> = { synthetic: 0.5, mbpp: 0.2, humaneval: 0.1, stdlib: 0.2 };
+export const DEFAULT_MIX: Record<ProgramOrigin, number> = { synthetic: 0.5, semantics: 0, mbpp: 0.2, humaneval: 0.1, stdlib: 0.2 };
+
+/** `semantics=0.4,synthetic=0.3` -> a mix; origins not named keep DEFAULT_MIX's share only if none is named. */
+export function parseMix(text: string): Record<ProgramOrigin, number> {
+  const mix = Object.fromEntries(Object.keys(DEFAULT_MIX).map((k) => [k, 0])) as Record<ProgramOrigin, number>;
+  for (const part of text.split(',')) {
+    const [name, share] = part.split('=');
+    if (!name || !(name in mix) || share === undefined || !(Number(share) >= 0)) {
+      throw new Error(`--mix: ${JSON.stringify(part)} is not ORIGIN=SHARE with ORIGIN one of ${Object.keys(mix).join(', ')}`);
+    }
+    mix[name as ProgramOrigin] = Number(share);
+  }
+  return mix;
+}
 
 export interface BuildSummary {
   programs: number;
@@ -65,6 +79,8 @@ export async function choosePrograms(count: number, seed: number, mix: Record<Pr
     const all = await loadCorpus(origin);
     chosen.push(...rng.fork(origin).shuffle([...all]).slice(0, want));
   }
+  const semantics = Math.floor((count * mix.semantics) / total);
+  for (let i = 0; i < semantics; i++) chosen.push(generateSemanticsProgram(seed, i));
   for (let i = 0; chosen.length < count; i++) chosen.push(generateSyntheticProgram(seed, i));
   return chosen;
 }

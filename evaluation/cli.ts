@@ -14,9 +14,11 @@ import { evaluateCruxEval, formatCruxEval } from './cruxeval.js';
 import { makeHeldout, readHeldout } from './heldout.js';
 import { evaluateStates, formatStates } from './states.js';
 
-export const EVAL_USAGE = `  ndb eval make-heldout --data DATASET_DIR --out FILE.jsonl [--limit N]
-      Write a CruxEval-format held-out set (code, input, output, id) from a dataset's test
-      split: synthetic programs, entry renamed to f, outputs confirmed by real Python.
+export const EVAL_USAGE = `  ndb eval make-heldout (--data DATASET_DIR | --real) --out FILE.jsonl [--limit N]
+      Write a CruxEval-format held-out set (code, input, output, id), entry renamed to f,
+      outputs confirmed by real Python: from a dataset's test split (synthetic programs), or
+      with --real from the HumanEval and MBPP problems of the validation and test splits,
+      which no build trains on (evaluation/heldout-real.jsonl).
   ndb eval states [--data FILE.jsonl] [--limit N] [--json] [--model DIR] [--precision fp32|int8]
       Next-state prediction on real runs of the held-out programs, per action and per
       component, for the model and the baseline (same locals, next line).
@@ -61,15 +63,17 @@ async function loadModel(dir: string, precision: Precision, usage: UsageErrorFac
 }
 
 async function makeHeldoutCommand(argv: string[], usage: UsageErrorFactory): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { data: { type: 'string' }, out: { type: 'string' }, limit: { type: 'string' } } });
-  if (!values.data || !values.out) throw usage('usage: ndb eval make-heldout --data DATASET_DIR --out FILE.jsonl [--limit N]');
-  if (!existsSync(join(values.data, 'programs.jsonl'))) throw usage(`${values.data} is not a dataset folder (no programs.jsonl; see ndb data build)`);
+  const { values } = parseArgs({ args: argv, options: { data: { type: 'string' }, out: { type: 'string' }, limit: { type: 'string' }, real: { type: 'boolean', default: false } } });
+  if (!values.out || (values.data === undefined) === !values.real) {
+    throw usage('usage: ndb eval make-heldout (--data DATASET_DIR | --real) --out FILE.jsonl [--limit N]');
+  }
+  if (values.data !== undefined && !existsSync(join(values.data, 'programs.jsonl'))) throw usage(`${values.data} is not a dataset folder (no programs.jsonl; see ndb data build)`);
   const limit = limitOf(values.limit, usage);
-  const s = await makeHeldout({ data: values.data, out: values.out, ...(limit === undefined ? {} : { limit }) });
+  const s = await makeHeldout({ out: values.out, ...(values.data === undefined ? {} : { data: values.data }), ...(limit === undefined ? {} : { limit }) });
   const dropped = Object.entries(s.dropped).map(([why, n]) => `${why} ${n}`).join(', ') || 'none';
   process.stdout.write(
     [
-      `candidates    ${s.candidates} test-split synthetic programs that returned normally`,
+      `candidates    ${s.candidates} ${values.real ? 'HumanEval and MBPP calls of the validation and test splits' : 'test-split synthetic programs that returned normally'}`,
       `examined      ${s.examined}; left out: ${dropped}`,
       `rows          ${s.rows}, written to ${values.out}`,
     ].join('\n') + '\n',

@@ -23,6 +23,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { MAX_REPR_CHARS } from '../grammar/truncate.js';
+import { loadCorpus } from '../data-pipeline/corpora/index.js';
+import { splitOf } from '../data-pipeline/split.js';
 import { checkRows, inspectRows, runRows } from './python-rows.js';
 
 export const HeldoutRowSchema = z.object({ code: z.string(), input: z.string(), output: z.string(), id: z.string() });
@@ -67,19 +69,45 @@ export async function readHeldout(file: string): Promise<HeldoutRow[]> {
     });
 }
 
-async function testPrograms(dataDir: string): Promise<ProgramRecord[]> {
-  const out: ProgramRecord[] = [];
+/** A program and call a row can be made of. */
+interface Candidate {
+  id: string;
+  program: string;
+  entry: string;
+  args: string;
+}
+
+async function testPrograms(dataDir: string): Promise<Candidate[]> {
+  const out: Candidate[] = [];
   const lines = createInterface({ input: createReadStream(join(dataDir, 'programs.jsonl'), 'utf8'), crlfDelay: Infinity });
   for await (const line of lines) {
     if (!line.trim()) continue;
     const r = ProgramRecordSchema.parse(JSON.parse(line));
-    if (r.split === 'test' && r.origin === 'synthetic' && r.status === 'ok' && r.exit === 'normal' && r.program) out.push(r);
+    if (r.split === 'test' && r.origin === 'synthetic' && r.status === 'ok' && r.exit === 'normal' && r.program) out.push({ ...r, program: r.program });
   }
   return out;
 }
 
+/**
+ * Real code no build trains on: every HumanEval and MBPP call of the groups in the
+ * validation and test splits (a group's split is a hash of its name, the same in every
+ * build; the validation split only scores the validation loss, so no weights ever
+ * learn from these programs).
+ */
+export async function realPrograms(): Promise<Candidate[]> {
+  const out: Candidate[] = [];
+  for (const origin of REAL_ORIGINS) {
+    for (const spec of await loadCorpus(origin)) {
+      if (splitOf(spec.group) !== 'train') out.push({ id: spec.id, program: spec.source, entry: spec.entry, args: spec.args });
+    }
+  }
+  return out;
+}
+
+const REAL_ORIGINS = ['humaneval', 'mbpp'] as const;
+
 export interface HeldoutSummary {
-  /** Test-split synthetic programs that returned normally. */
+  /** Test-split synthetic programs that returned normally, or the real-code calls. */
   candidates: number;
   /** Candidates looked at (whole batches) until the limit was reached. */
   examined: number;
@@ -89,13 +117,14 @@ export interface HeldoutSummary {
 }
 
 export interface MakeHeldoutOptions {
-  data: string;
+  /** A dataset folder whose test-split synthetic programs become rows; absent: the real-code rows (realPrograms). */
+  data?: string;
   out: string;
   limit?: number;
 }
 
 export async function makeHeldout(opts: MakeHeldoutOptions): Promise<HeldoutSummary> {
-  const candidates = await testPrograms(opts.data);
+  const candidates = opts.data === undefined ? await realPrograms() : await testPrograms(opts.data);
   const limit = opts.limit ?? Infinity;
   const rows: HeldoutRow[] = [];
   const dropped: Record<string, number> = {};
@@ -106,7 +135,7 @@ export async function makeHeldout(opts: MakeHeldoutOptions): Promise<HeldoutSumm
     examined += batch.length;
     const renamed: HeldoutRow[] = [];
     for (const p of batch) {
-      const code = renameEntry(p.program!, p.entry);
+      const code = renameEntry(p.program, p.entry);
       if (code === null) drop('has a name f');
       else renamed.push({ code, input: p.args, output: '', id: p.id });
     }

@@ -6,7 +6,7 @@ import { loadHumanEval } from './humaneval.js';
 import { loadMbpp } from './mbpp.js';
 import { loadStdlibCalls } from './stdlib.js';
 
-export type CorpusOrigin = Exclude<ProgramOrigin, 'synthetic'>;
+export type CorpusOrigin = Exclude<ProgramOrigin, 'synthetic' | 'semantics'>;
 
 const loaders: Record<CorpusOrigin, () => Promise<ProgramSpec[]>> = {
   humaneval: loadHumanEval,
