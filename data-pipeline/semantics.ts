@@ -187,7 +187,7 @@ const OPS: readonly Op[] = [
     'len($0) == len(set($0))', 'sum($0) > INT', '$0 < [N]'),
   ...e(['ints'], 'str', 'str($0)', "' '.join(map(str, $0))", "JOIN.join(str(x) for x in $0)", "f'{$0}'", 'repr($0[:N])', "f'{len($0)} items'"),
   ...e(['ints'], 'set', 'set($0)', '{x % 3 for x in $0}', 'set($0[:N])'),
-  ...e(['ints'], 'dict', '{x: $0.count(x) for x in $0}', '{i: x for i, x in enumerate($0)}', "{str(x): x * x for x in $0}", 'dict.fromkeys($0, 0)'),
+  ...e(['ints'], 'dict', '{str(x): $0.count(x) for x in $0}', '{str(i): x for i, x in enumerate($0)}', "{str(x): x * x for x in $0}", 'dict.fromkeys(map(str, $0), 0)'),
   ...e(['ints'], 'pair', '(min($0), max($0))', 'divmod(sum($0), D)', '($0[0], $0[-1])', 'tuple($0[:2])'),
   ...e(['ints'], 'float', 'sum($0) / len($0)', 'sum($0) / D'),
   ...e(['ints'], 'pairs', 'list(enumerate($0))', 'list(zip($0, $0[1:]))', 'sorted(enumerate($0), key=lambda p: p[1])'),
@@ -212,7 +212,7 @@ const OPS: readonly Op[] = [
     '[k for k, v in $0.items() if v > N]', "[f'{k}={v}' for k, v in $0.items()]", 'sorted($0, reverse=True)[:N]'),
   ...e(['dict'], 'ints', 'list($0.values())', 'sorted($0.values())', '[v * 2 for v in $0.values()]'),
   ...e(['dict'], 'pairs', 'list($0.items())', 'sorted($0.items())', 'sorted($0.items(), key=lambda kv: kv[1])', 'list($0.items())[:N]'),
-  ...e(['dict'], 'dict', '{k: v for k, v in $0.items() if v % 2 == 0}', '{v: k for k, v in $0.items()}', '{**$0, KEY: N}', 'dict($0)',
+  ...e(['dict'], 'dict', '{k: v for k, v in $0.items() if v % 2 == 0}', '{k: -v for k, v in $0.items()}', '{**$0, KEY: N}', 'dict($0)',
     '{k.upper(): v for k, v in $0.items()}', '$0.copy()', 'dict(sorted($0.items()))', '{k: $0[k] + 1 for k in $0}'),
   ...e(['dict', 'dict'], 'dict', '{**$0, **$1}', '$0 | $1', '{k: v for k, v in $0.items() if k in $1}'),
   ...e(['dict'], 'bool', 'KEY in $0', 'N in $0.values()', 'not $0', 'all(v > 0 for v in $0.values())'),
@@ -356,7 +356,7 @@ class Body {
 /** One of the body shapes; each leaves at least one variable worth returning in scope. */
 function shape(b: Body): void {
   const rng = b.rng;
-  const kind = rng.weighted({ straight: 3, mutate: 1.5, alias: 0.8, loop: 2.2, while: 0.6, branch: 1.2, guard: 1.2, unpack: 0.8, helper: 0.8 });
+  const kind = rng.weighted({ straight: 3, mutate: 2, alias: 0.8, loop: 2.2, while: 0.6, branch: 1.2, guard: 1.2, unpack: 0.8, helper: 0.8 });
   const steps = rng.int(1, 3);
   switch (kind) {
     case 'straight':
@@ -406,7 +406,7 @@ function shape(b: Body): void {
       const val = valOp ? fill(rng, valOp.op.tpl, [el]) : el;
       const valTy = valOp ? valOp.op.gives! : elTy;
       switch (accTy) {
-        case 'int': b.lines.push(`${ind}${acc} += ${valTy === 'int' || valTy === 'bool' ? val : `len(${el})` }`); break;
+        case 'int': b.lines.push(`${ind}${acc} += ${valTy === 'int' || valTy === 'bool' ? val : elTy === 'int' ? el : `len(${el})`}`); break;
         case 'str': b.lines.push(`${ind}${acc} += ${valTy === 'str' ? val : `str(${val})`}`); break;
         case 'ints': b.lines.push(`${ind}${acc}.append(${valTy === 'int' ? val : useIndex ? 'i' : `len(str(${el}))`})`); break;
         case 'strs': b.lines.push(`${ind}${acc}.append(${valTy === 'str' ? val : `str(${val})`})`); break;
@@ -434,15 +434,19 @@ function shape(b: Body): void {
     case 'branch': {
       const cond = b.pickOp(OPS, 'bool');
       if (!cond) return shape(b);
+      const ifAt = b.lines.length;
       b.lines.push(`    if ${fill(rng, cond.op.tpl, cond.vars)}:`);
-      const before = b.lines.length;
+      const prior = new Set(b.scope.keys());
       b.assign('        ');
-      if (b.lines.length === before) {
+      if (b.lines.length === ifAt + 1) {
         b.lines.push('        pass');
         return;
       }
       const made = b.lines[b.lines.length - 1]!.trim().split(' = ')[0]!;
       const ty = b.scope.get(made)!;
+      // A name first bound inside the branch is not there for the other branches' values.
+      const isNew = !prior.has(made);
+      if (isNew) b.scope.delete(made);
       if (rng.chance(0.3)) {
         const other = b.pickOp(OPS, 'bool');
         if (other) b.lines.push(`    elif ${fill(rng, other.op.tpl, other.vars)}:`, `        ${made} = ${literal(rng, ty)}`);
@@ -450,7 +454,10 @@ function shape(b: Body): void {
       if (rng.chance(0.7)) {
         const alt = b.pickOp(OPS, ty);
         b.lines.push('    else:', `        ${made} = ${alt ? fill(rng, alt.op.tpl, alt.vars) : literal(rng, ty)}`);
+      } else if (isNew) {
+        b.lines.splice(ifAt, 0, `    ${made} = ${literal(rng, ty)}`);
       }
+      b.scope.set(made, ty);
       return;
     }
     case 'guard': {
@@ -469,13 +476,13 @@ function shape(b: Body): void {
       return;
     }
     case 'unpack': {
-      const options: string[] = [];
-      for (const p of b.varsOf('pair')) options.push(`a, b = ${p}|pairAB`);
-      for (const l of b.varsOf('ints')) options.push(`first, *rest = ${l}|intsFR`, `*init, last = ${l}|intsIL`);
-      for (const s of b.varsOf('str')) options.push(`head, _, tail = ${s}.partition(${FILLERS.SEP!(rng)})|strHT`, `x, y = ${s}.split(${FILLERS.SEP!(rng)}, 1)|strXY`);
-      for (const d of b.varsOf('dict')) options.push(`(k, v), *_ = sorted(${d}.items())|dictKV`);
+      const options: [string, string][] = [];
+      for (const p of b.varsOf('pair')) options.push([`a, b = ${p}`, 'pairAB']);
+      for (const l of b.varsOf('ints')) options.push([`first, *rest = ${l}`, 'intsFR'], [`*init, last = ${l}`, 'intsIL']);
+      for (const s of b.varsOf('str')) options.push([`head, _, tail = ${s}.partition(${FILLERS.SEP!(rng)})`, 'strHT'], [`x, y = ${s}.split(${FILLERS.SEP!(rng)}, 1)`, 'strXY']);
+      for (const d of b.varsOf('dict')) options.push([`(k, v), *_ = sorted(${d}.items())`, 'dictKV']);
       if (options.length === 0) return shape(b);
-      const [line, tag] = rng.pick(options).split('|') as [string, string];
+      const [line, tag] = rng.pick(options);
       b.lines.push(`    ${line}`);
       const binds: Record<string, [string, Ty][]> = {
         pairAB: [['a', 'str'], ['b', 'int']], intsFR: [['first', 'int'], ['rest', 'ints']], intsIL: [['init', 'ints'], ['last', 'int']],

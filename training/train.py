@@ -84,6 +84,9 @@ def parse_args():
     p.add_argument("--out", required=True, help="checkpoint folder (ckpt.pt, best.pt, log.jsonl)")
     p.add_argument("--config", default="small", choices=sorted(CONFIGS))
     p.add_argument("--resume", action="store_true", help="continue from OUT/ckpt.pt (its config wins)")
+    p.add_argument("--init-from", metavar="WEIGHTS_PT",
+                   help="start from these weights (a best.pt or ckpt.pt; its model shape wins) with a fresh optimizer "
+                        "and a new schedule: how a run goes on across sessions without optimizer state in git")
     p.add_argument("--total-tokens", type=float, help="length of the learning-rate schedule, in tokens")
     p.add_argument("--max-tokens", type=float, help="stop after this many tokens in all")
     p.add_argument("--max-minutes", type=float, help="stop after this many minutes of this job")
@@ -249,11 +252,14 @@ def main():
     bos, frame_sep = meta_id(meta, "bos"), meta_id(meta, "frame_sep")
 
     ckpt = torch.load(ckpt_path, map_location="cpu") if args.resume else None
+    init = torch.load(args.init_from, map_location="cpu") if args.init_from and not ckpt else None
     if ckpt:
         cfg = ckpt["config"]
     else:
         cfg = {**COMMON, **CONFIGS[args.config], "name": args.config}
         cfg["context_length"] = cfg["context_length"] or int(meta["context_length"])
+        if init:
+            cfg.update({k: init["model_config"][k] for k in MODEL_KEYS})
     for key in ("batch_size", "grad_accum", "lr"):
         if getattr(args, key) is not None:
             cfg[key] = getattr(args, key)
@@ -275,18 +281,27 @@ def main():
         lr=cfg["lr"], betas=(cfg["beta1"], cfg["beta2"]), **fused,
     )
     step, tokens_seen, best_val, elapsed_before = 0, 0, float("inf"), 0.0
+    # Tokens the weights had seen before this run began (--init-from): saved weights carry the sum.
+    tokens_before = 0
     total_steps = None
     if ckpt:
         model.load_state_dict(ckpt["model"])
         optimizer.load_state_dict(ckpt["optimizer"])
         torch.set_rng_state(ckpt["torch_rng"])
-        step, tokens_seen, best_val = ckpt["step"], ckpt["tokens"], ckpt["best_val"]
+        step, tokens_seen, best_val = ckpt["step"], ckpt["tokens"] - ckpt.get("tokens_before", 0), ckpt["best_val"]
         total_steps, elapsed_before = ckpt["total_steps"], ckpt["elapsed_s"]
+        tokens_before = ckpt.get("tokens_before", 0)
         del ckpt
-    elif args.total_tokens or args.max_tokens:
-        total_steps = math.ceil((args.total_tokens or args.max_tokens) / tokens_per_step)
-    elif not args.max_minutes:
-        raise SystemExit("say how long to train: --total-tokens, --max-tokens or --max-minutes")
+    else:
+        if init:
+            model.load_state_dict(init["model"])
+            tokens_before = int(init.get("tokens", 0))
+            print(f"weights from {args.init_from} (trained on {tokens_before:,} tokens); fresh optimizer and schedule")
+            del init
+        if args.total_tokens or args.max_tokens:
+            total_steps = math.ceil((args.total_tokens or args.max_tokens) / tokens_per_step)
+        elif not args.max_minutes:
+            raise SystemExit("say how long to train: --total-tokens, --max-tokens or --max-minutes")
 
     fwd = model
     if device == "cuda" and hasattr(torch, "compile") and not args.no_compile:
@@ -321,7 +336,8 @@ def main():
     def weights():
         """What export_onnx.py needs; best.pt holds only this (and its val loss)."""
         return {"model": model.state_dict(), "model_config": asdict(model_cfg), "meta": meta,
-                "data": os.path.abspath(args.data), "step": step, "tokens": tokens_seen}
+                "data": os.path.abspath(args.data), "step": step, "tokens": tokens_before + tokens_seen,
+                "tokens_before": tokens_before}
 
     def checkpoint(elapsed):
         # The data position is the step: batches are a function of (seed, rank, step).
