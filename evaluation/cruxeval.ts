@@ -48,8 +48,18 @@ export interface Attempt {
   /** The predicted output (output task) or argument list (input task); null when there is none. */
   prediction: string | null;
   passed: boolean;
+  /** The model's probability of exactly the predicted text (its value, or the product over the arguments). */
+  confidence?: number;
   /** Why there is no prediction, or why the check failed to run. */
   error?: string;
+}
+
+/** Does confidence mean something: predictions by the confidence shown, and how often each band is right. */
+export interface CalibrationBand {
+  /** The band's lower bound: a prediction shown at `from` or more (and below the next band's). */
+  from: number;
+  predictions: number;
+  passed: number;
 }
 
 export interface CruxItem {
@@ -65,6 +75,8 @@ export interface CruxSummary {
   passAt1: number | null;
   /** Rows without a prediction. */
   noPrediction: number;
+  /** The model's only: bands at 90%+, 50-90%, below 50%. */
+  calibration?: CalibrationBand[];
 }
 
 export interface CruxReport {
@@ -83,11 +95,16 @@ type Shape = Extract<Inspection, { ok: true }>;
 // ---- output ------------------------------------------------------------------------------
 
 /** From a landing, on to f's return (depth 1) or an exit: the return value. */
-async function runToReturn(p: NeuralPredictor, history: { state: State; action?: Action }[], landing: Prediction): Promise<string> {
+interface Predicted {
+  text: string;
+  confidence: number;
+}
+
+async function runToReturn(p: NeuralPredictor, history: { state: State; action?: Action }[], landing: Prediction): Promise<Predicted> {
   for (let steps = 0; ; steps++) {
-    if (landing.kind === 'exit') return exitValue(landing.exit);
+    if (landing.kind === 'exit') return { text: exitValue(landing.exit), confidence: landing.confidence.value ?? landing.confidence.frame };
     const { state } = landing;
-    if (state.event === 'return' && state.stack.length === 1) return state.value!;
+    if (state.event === 'return' && state.stack.length === 1) return { text: state.value!, confidence: landing.confidence.value ?? landing.confidence.frame };
     if (steps === MAX_STEPS) throw new NoPrediction(`no return of f within ${MAX_STEPS} steps`);
     const action: Action = state.stack.length > 1 ? { kind: 'step_return' } : { kind: 'step_over' };
     history.push({ state, action });
@@ -100,7 +117,7 @@ function exitValue(exit: Exit): string {
   throw new NoPrediction(`the model predicted exit ${exit.kind}${'value' in exit ? ` ${exit.value}` : ''}`);
 }
 
-async function predictOutput(p: NeuralPredictor, row: HeldoutRow, shape: Shape, method: OutputMethod): Promise<string> {
+async function predictOutput(p: NeuralPredictor, row: HeldoutRow, shape: Shape, method: OutputMethod): Promise<Predicted> {
   const start = await p.start(row.code, { entry: 'f', args: row.input });
   if (start.kind === 'exit') throw new NoPrediction('the call of f fails');
   const call = start.state;
@@ -140,7 +157,7 @@ function argumentList(locals: Readonly<Record<string, string>>, params: Shape['p
     .join(', ');
 }
 
-async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape): Promise<string> {
+async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape): Promise<Predicted> {
   // The program only: the arguments are what is asked.
   await p.start(row.code, null);
   const lines = sourceLines(row.code);
@@ -161,7 +178,8 @@ async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row
   if (call.kind !== 'state' || call.state.event !== 'call' || call.state.stack.length !== 1) {
     throw new NoPrediction(`inv_step_call from f's return did not give f's call (${call.kind === 'state' ? call.state.event : `exit ${call.exit.kind}`})`);
   }
-  return argumentList(call.state.locals, shape.params);
+  const confidence = shape.params.reduce((c, [name]) => c * (call.confidence.locals[name] ?? 1), 1);
+  return { text: argumentList(call.state.locals, shape.params), confidence };
 }
 
 // ---- both --------------------------------------------------------------------------------
@@ -183,8 +201,8 @@ export async function evaluateCruxEval(rows: readonly HeldoutRow[], p: NeuralPre
     const shape = shapes[i]!;
     try {
       if (!shape.ok) throw new NoPrediction(`cannot read f: ${shape.error}`);
-      const prediction = opts.task === 'output' ? await predictOutput(p, row, shape, method) : await predictInput(p, frames, row, shape);
-      model.push({ prediction, passed: false });
+      const predicted = opts.task === 'output' ? await predictOutput(p, row, shape, method) : await predictInput(p, frames, row, shape);
+      model.push({ prediction: predicted.text, passed: false, confidence: predicted.confidence });
     } catch (err) {
       if (failureKind(err) === 'internal') internalErrors.push({ id: row.id, message: describeError(err) });
       model.push({ prediction: null, passed: false, error: describeError(err) });
@@ -221,14 +239,31 @@ export async function evaluateCruxEval(rows: readonly HeldoutRow[], p: NeuralPre
   return {
     task: opts.task,
     ...(opts.task === 'output' ? { method } : {}),
-    model: summary(model),
+    model: { ...summary(model), calibration: calibration(model) },
     baseline: { name: BASELINE_NAMES[opts.task], ...summary(baseline) },
     items: rows.map((row, i) => ({ id: row.id, model: model[i]!, baseline: baseline[i]! })),
     internalErrors,
   };
 }
 
+const BANDS = [0.9, 0.5, 0] as const;
+
+export function calibration(attempts: readonly Attempt[]): CalibrationBand[] {
+  return BANDS.map((from, i) => {
+    const to = i === 0 ? Infinity : BANDS[i - 1]!;
+    const inBand = attempts.filter((a) => a.confidence !== undefined && a.confidence >= from && a.confidence < to);
+    return { from, predictions: inBand.length, passed: inBand.filter((a) => a.passed).length };
+  });
+}
+
 const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
+
+/** `shown at 90%+: 12 predictions, 75.0% right; ...` */
+export function formatCalibration(bands: readonly CalibrationBand[]): string {
+  return bands
+    .map((b, i) => `${i === 0 ? `${b.from * 100}%+` : `${b.from * 100}-${BANDS[i - 1]! * 100}%`}: ${b.predictions} predictions, ${pct(b.predictions === 0 ? null : b.passed / b.predictions)} right`)
+    .join('; ');
+}
 
 /** The report as a short table; the last line is the model's `pass@1: X%`. */
 export function formatCruxEval(report: CruxReport): string {
@@ -240,6 +275,7 @@ export function formatCruxEval(report: CruxReport): string {
       `${'predictor'.padEnd(42)}${'passed'.padStart(9)}${'pass@1'.padStart(9)}${'no prediction'.padStart(15)}`,
       row('model', report.model),
       row(`baseline: ${report.baseline.name}`, report.baseline),
+      ...(report.model.calibration ? [`calibration (the model's confidence in what it predicted) — ${formatCalibration(report.model.calibration)}`] : []),
       ...report.internalErrors.slice(0, 3).map((e) => `failed inside ndb (a bug; counted as no prediction): ${e.id}: ${e.message.slice(0, 200)}`),
       `pass@1: ${pct(report.model.passAt1)}`,
     ].join('\n') + '\n'

@@ -10,14 +10,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NextLineBaseline } from '../evaluation/baselines.js';
-import type { CruxReport, CruxSummary } from '../evaluation/cruxeval.js';
-import { makeHeldout, readHeldout, renameEntry } from '../evaluation/heldout.js';
+import { type Attempt, calibration, type CruxReport, type CruxSummary } from '../evaluation/cruxeval.js';
+import { makeHeldout, readHeldout, realPrograms, renameEntry } from '../evaluation/heldout.js';
+import { splitOf } from '../data-pipeline/split.js';
 import { checkRows } from '../evaluation/python-rows.js';
 import { ACTION_KINDS, evaluateStates, type StatesReport } from '../evaluation/states.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const NDB = join(ROOT, 'bin', 'ndb.js');
 const HELDOUT = join(ROOT, 'evaluation', 'heldout.jsonl');
+const HELDOUT_REAL = join(ROOT, 'evaluation', 'heldout-real.jsonl');
 const MODEL_DIR = process.env.NDB_TEST_MODEL ?? join(ROOT, 'models', 'default');
 const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
 if (!HAS_MODEL) console.warn(`ndb eval tests that run the model are skipped: no model folder at ${MODEL_DIR} (set NDB_TEST_MODEL to one written by training/export_onnx.py)`);
@@ -37,6 +39,20 @@ describe('the held-out set', () => {
     const checks = await checkRows(rows);
     const failed = rows.filter((_, i) => !(checks[i]!.ok && checks[i]!.passed)).map((r) => r.id);
     expect(failed).toEqual([]);
+  });
+
+  it('real code: 300+ HumanEval and MBPP calls, none from a training group, each holding in real Python', async () => {
+    const rows = await readHeldout(HELDOUT_REAL);
+    expect(rows.length).toBeGreaterThanOrEqual(300);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
+    for (const r of rows) {
+      expect(r.id).toMatch(/^(humaneval|mbpp)\/\d+#\d+$/);
+      expect(splitOf(r.id.split('#')[0]!), r.id).not.toBe('train');
+    }
+    // The file is what make-heldout --real writes today: every candidate call, no more.
+    expect((await realPrograms()).map((c) => c.id).sort()).toEqual(rows.map((r) => r.id).sort());
+    const checks = await checkRows(rows);
+    expect(rows.filter((_, i) => !(checks[i]!.ok && checks[i]!.passed)).map((r) => r.id)).toEqual([]);
   });
 
   it('renames the entry, not an f-string prefix or a method of the same name', () => {
@@ -144,6 +160,18 @@ describe.skipIf(!HAS_MODEL)('ndb eval cruxeval', () => {
     const r = ndb('eval', 'cruxeval', '--task', 'input', '--limit', '2', '--json', '--model', MODEL_DIR);
     expect(r.code, r.stderr).toBe(0);
     expectConsistentCrux(JSON.parse(r.stdout) as CruxReport, 'input', 2);
+  });
+});
+
+describe('calibration', () => {
+  it('bands predictions by the confidence shown and counts the right ones', () => {
+    const a = (confidence: number | undefined, passed: boolean): Attempt => ({ prediction: confidence === undefined ? null : 'x', passed, ...(confidence === undefined ? {} : { confidence }) });
+    const bands = calibration([a(0.99, true), a(0.95, false), a(0.9, true), a(0.7, true), a(0.2, false), a(undefined, false)]);
+    expect(bands).toEqual([
+      { from: 0.9, predictions: 3, passed: 2 },
+      { from: 0.5, predictions: 1, passed: 1 },
+      { from: 0, predictions: 1, passed: 0 },
+    ]);
   });
 });
 
