@@ -32,7 +32,8 @@ import { MAX_SOURCE_CHARS, truncateRepr, truncateText } from '../grammar/truncat
 import { serializeFrame } from '../grammar/serialize.js';
 import type { NeuralPredictor } from '../model-client/neural-predictor.js';
 import type { PartialFrameDecoder } from '../model-client/partial-frame.js';
-import type { Prediction } from '../model-client/predictor.js';
+import type { Entry } from '../model-client/entry-state.js';
+import type { PredictOptions, Prediction } from '../model-client/predictor.js';
 import { sourceLines } from '../tracer/run-tracer.js';
 import { describeError, failureKind, type InternalError, NoPrediction } from './failures.js';
 import type { HeldoutRow } from './heldout.js';
@@ -94,47 +95,73 @@ type Shape = Extract<Inspection, { ok: true }>;
 
 // ---- output ------------------------------------------------------------------------------
 
-/** From a landing, on to f's return (depth 1) or an exit: the return value. */
 interface Predicted {
   text: string;
   confidence: number;
 }
 
-async function runToReturn(p: NeuralPredictor, history: { state: State; action?: Action }[], landing: Prediction): Promise<Predicted> {
+/**
+ * How a call of the entry ends, as the model predicts it: its return value or the exception
+ * it raises (the exit's repr), with the model's confidence in that value. `ndb verify`
+ * (evaluation/verify.ts) reads both; the output task wants a return value only.
+ */
+export type CallOutcome = { kind: 'returned'; value: string; confidence: number } | { kind: 'raised'; exception: string; confidence: number };
+
+/** From a landing, on to the entry's return (depth 1) or an exit. */
+async function runToEnd(p: NeuralPredictor, history: { state: State; action?: Action }[], landing: Prediction, opts: PredictOptions): Promise<CallOutcome> {
   for (let steps = 0; ; steps++) {
-    if (landing.kind === 'exit') return { text: exitValue(landing.exit), confidence: landing.confidence.value ?? landing.confidence.frame };
+    if (landing.kind === 'exit') return exitOutcome(landing.exit, landing.confidence.value ?? landing.confidence.frame);
     const { state } = landing;
-    if (state.event === 'return' && state.stack.length === 1) return { text: state.value!, confidence: landing.confidence.value ?? landing.confidence.frame };
+    if (state.event === 'return' && state.stack.length === 1) return { kind: 'returned', value: state.value!, confidence: landing.confidence.value ?? landing.confidence.frame };
     if (steps === MAX_STEPS) throw new NoPrediction(`no return of f within ${MAX_STEPS} steps`);
     const action: Action = state.stack.length > 1 ? { kind: 'step_return' } : { kind: 'step_over' };
     history.push({ state, action });
-    landing = await p.predict(history, action);
+    landing = await p.predict(history, action, opts);
   }
 }
 
-function exitValue(exit: Exit): string {
-  if (exit.kind === 'normal') return exit.value;
-  throw new NoPrediction(`the model predicted exit ${exit.kind}${'value' in exit ? ` ${exit.value}` : ''}`);
+function exitOutcome(exit: Exit, confidence: number): CallOutcome {
+  if (exit.kind === 'normal') return { kind: 'returned', value: exit.value, confidence };
+  if (exit.kind === 'error') return { kind: 'raised', exception: exit.value, confidence };
+  throw new NoPrediction(`the model predicted exit ${exit.kind}`);
 }
 
-async function predictOutput(p: NeuralPredictor, row: HeldoutRow, shape: Shape, method: OutputMethod): Promise<Predicted> {
-  const start = await p.start(row.code, { entry: 'f', args: row.input });
-  if (start.kind === 'exit') throw new NoPrediction('the call of f fails');
+export interface PredictCallOptions {
+  method?: OutputMethod;
+  /** The entry's own return lines (the breakpoint method; rows.py's inspect). */
+  returns?: readonly number[];
+  /** Frames decoded and voted on per prediction (PredictOptions.samples). */
+  samples?: number;
+}
+
+/** The output task's protocol for any entry: start at its call (from the literal arguments), run to its return. */
+export async function predictCall(p: NeuralPredictor, code: string, entry: Entry, opts: PredictCallOptions = {}): Promise<CallOutcome> {
+  const predictOpts: PredictOptions = opts.samples === undefined ? {} : { samples: opts.samples };
+  const start = await p.start(code, entry, predictOpts);
+  // Arguments that do not bind: the call fails before f runs (known from the input, not predicted).
+  if (start.kind === 'exit') return exitOutcome(start.exit, start.confidence.value ?? start.confidence.frame);
   const call = start.state;
-  if (method === 'step_return' || shape.returns.length === 0) {
+  const returns = opts.returns ?? [];
+  if ((opts.method ?? 'step_return') === 'step_return' || returns.length === 0) {
     const action: Action = { kind: 'step_return' };
-    return runToReturn(p, [{ state: call, action }], await p.predict([{ state: call }], action));
+    return runToEnd(p, [{ state: call, action }], await p.predict([{ state: call }], action, predictOpts), predictOpts);
   }
-  const lines = sourceLines(row.code);
+  const lines = sourceLines(code);
   const landings: { action: Action; prediction: Prediction }[] = [];
-  for (const line of shape.returns) {
+  for (const line of returns) {
     const action: Action = { kind: 'breakpoint', line, source: truncateText(lines[line - 1] ?? '', MAX_SOURCE_CHARS) };
-    landings.push({ action, prediction: await p.predict([{ state: call }], action) });
+    landings.push({ action, prediction: await p.predict([{ state: call }], action, predictOpts) });
   }
   const surest = (xs: typeof landings) => xs.reduce((a, b) => (b.prediction.confidence.frame > a.prediction.confidence.frame ? b : a));
   const onLine = landings.filter((l) => l.prediction.kind === 'state');
   const chosen = surest(onLine.length > 0 ? onLine : landings);
-  return runToReturn(p, [{ state: call, action: chosen.action }], chosen.prediction);
+  return runToEnd(p, [{ state: call, action: chosen.action }], chosen.prediction, predictOpts);
+}
+
+async function predictOutput(p: NeuralPredictor, row: HeldoutRow, shape: Shape, method: OutputMethod): Promise<Predicted> {
+  const outcome = await predictCall(p, row.code, { entry: 'f', args: row.input }, { method, returns: shape.returns });
+  if (outcome.kind === 'raised') throw new NoPrediction(`the model predicted exit error ${outcome.exception}`);
+  return { text: outcome.value, confidence: outcome.confidence };
 }
 
 // ---- input -------------------------------------------------------------------------------
