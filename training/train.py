@@ -97,6 +97,7 @@ def parse_args():
     p.add_argument("--batch-size", type=int, help="override the config's batch_size")
     p.add_argument("--grad-accum", type=int, help="override the config's grad_accum")
     p.add_argument("--lr", type=float, help="override the config's peak learning rate")
+    p.add_argument("--warmup-steps", type=int, help="override the config's warm-up (a short re-warm suits --init-from)")
     p.add_argument("--ckpt-minutes", type=float, default=10.0, help="checkpoint period (default 10)")
     p.add_argument("--log-every", type=int, default=10, help="progress line every K steps")
     p.add_argument("--no-compile", action="store_true", help="skip torch.compile on CUDA")
@@ -260,7 +261,7 @@ def main():
         cfg["context_length"] = cfg["context_length"] or int(meta["context_length"])
         if init:
             cfg.update({k: init["model_config"][k] for k in MODEL_KEYS})
-    for key in ("batch_size", "grad_accum", "lr"):
+    for key in ("batch_size", "grad_accum", "lr", "warmup_steps"):
         if getattr(args, key) is not None:
             cfg[key] = getattr(args, key)
     model_cfg = ModelConfig(vocab_size=int(meta["vocab_size"]), **{k: cfg[k] for k in MODEL_KEYS})
