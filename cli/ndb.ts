@@ -16,6 +16,7 @@ import { EVAL_USAGE, evalCommand } from '../evaluation/cli.js';
 import { DAP_USAGE, dapCommand } from './dap.js';
 import { DEBUG_USAGE, debugCommand } from './debug-repl.js';
 import { LSP_USAGE, lspCommand } from './lsp.js';
+import { VERIFY_USAGE, verifyCommand } from './verify.js';
 import { ProgressBar, formatSeconds } from './progress.js';
 
 const USAGE = `ndb — the neural debugger for Python
@@ -34,7 +35,7 @@ usage:
       Encode a dataset to uint16 token files for training, fitting trajectories to the context.
   ndb data check --origin humaneval|mbpp|stdlib [--limit N] [--json]
       Trace every program of a corpus with its test inputs and report how the runs ended.
-${EVAL_USAGE}${DEBUG_USAGE}${DAP_USAGE}${LSP_USAGE}  ndb help
+${EVAL_USAGE}${VERIFY_USAGE}${DEBUG_USAGE}${DAP_USAGE}${LSP_USAGE}  ndb help
 `;
 
 /** An error the user can act on: printed as one line, exit code 2, never a stack dump. */
@@ -196,6 +197,8 @@ async function main(argv: string[]): Promise<void> {
       return dapCommand(rest, (message) => new UsageError(message));
     case 'lsp':
       return lspCommand(rest, (message) => new UsageError(message));
+    case 'verify':
+      return verifyCommand(rest, (message) => new UsageError(message));
     case undefined:
     case 'help':
     case '--help':
