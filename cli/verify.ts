@@ -9,12 +9,12 @@ import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { formatRanking, formatVerify, rankCandidates, readCases, VerifyInputError, type VerifyReport, verifySolution } from '../evaluation/verify.js';
 import { ProgressBar } from './progress.js';
 
-export const VERIFY_USAGE = `  ndb verify SOLUTION.py [--tests TESTS.py] [--json] [--samples N] [--model DIR]
+export const VERIFY_USAGE = `  ndb verify SOLUTION.py [--tests TESTS.py] [--json] [--samples N] [--method breakpoint|step_return] [--model DIR]
       Predict each test case's result with the model, never running anything: the asserts
       of TESTS.py (assert CALL == EXPECTED, assert CALL), or without --tests the doctest
       examples of SOLUTION.py. Per case the predicted value, the verdict (pass, fail,
       raises X, unknown) and the confidence; last line \`predicted: P of N pass\`.
-  ndb verify --candidates A.py B.py ... --tests TESTS.py [--json] [--samples N] [--model DIR]
+  ndb verify --candidates A.py B.py ... --tests TESTS.py [--json] [--samples N] [--method M] [--model DIR]
       Best@k: rank the candidates by predicted passes (ties by confidence); last line
       \`best: FILE (P of N predicted to pass)\`.
 `;
@@ -36,6 +36,7 @@ export async function verifyCommand(argv: string[], usage: UsageErrorFactory): P
       json: { type: 'boolean', default: false },
       samples: { type: 'string' },
       model: { type: 'string' },
+      method: { type: 'string' },
     },
   });
   if (positionals.length === 0) throw usage('usage: ndb verify SOLUTION.py [--tests TESTS.py] | ndb verify --candidates A.py B.py ... --tests TESTS.py');
@@ -46,6 +47,8 @@ export async function verifyCommand(argv: string[], usage: UsageErrorFactory): P
     samples = Number(values.samples);
     if (!Number.isInteger(samples) || samples < 1 || samples > 16) throw usage(`--samples must be an integer from 1 to 16, got ${JSON.stringify(values.samples)}`);
   }
+  const method = values.method ?? 'breakpoint';
+  if (method !== 'breakpoint' && method !== 'step_return') throw usage('--method must be breakpoint or step_return');
   const tests = values.tests === undefined ? null : { path: values.tests, code: readSource(values.tests, usage) };
   const solutions = positionals.map((path) => ({ path, code: readSource(path, usage) }));
   // Every file read before the model loads: a syntax error is reported at once.
@@ -70,7 +73,7 @@ export async function verifyCommand(argv: string[], usage: UsageErrorFactory): P
     for (const [i, s] of solutions.entries()) {
       let bar: ProgressBar | undefined;
       const onProgress = (done: number, total: number) => (bar ??= new ProgressBar(s.path, total)).update(done);
-      reports.push(await verifySolution(model, s, tests?.path ?? null, cases[i]!, { ...(samples === undefined ? {} : { samples }), onProgress }));
+      reports.push(await verifySolution(model, s, tests?.path ?? null, cases[i]!, { method, ...(samples === undefined ? {} : { samples }), onProgress }));
     }
     if (!values.candidates) {
       const report = reports[0]!;

@@ -13,6 +13,7 @@ import { NextLineBaseline } from './baselines.js';
 import { evaluateCruxEval, formatCruxEval } from './cruxeval.js';
 import { makeHeldout, readHeldout } from './heldout.js';
 import { evaluateStates, formatStates } from './states.js';
+import { evaluateVerify, formatVerifyEval } from './verify-eval.js';
 
 export const EVAL_USAGE = `  ndb eval make-heldout (--data DATASET_DIR | --real) --out FILE.jsonl [--limit N]
       Write a CruxEval-format held-out set (code, input, output, id), entry renamed to f,
@@ -27,6 +28,12 @@ export const EVAL_USAGE = `  ndb eval make-heldout (--data DATASET_DIR | --real)
       CruxEval's protocol with the neural debugger, checked by real Python; pass@1 for the
       model and a trivial baseline. --data defaults to evaluation/heldout.jsonl, --model to
       models/default, --precision to fp32 (int8: the model folder's int8 file).
+  ndb eval verify [--data FILE.jsonl] [--limit POOLS] [--k 4-8] [--cases N] [--seed S] [--json]
+                  [--method breakpoint|step_return] [--model DIR] [--precision fp32|int8] [--samples N]
+      The model as a verifier (ndb verify) on held-out HumanEval/MBPP problems: pools of the
+      reference solution and mutants that really fail; per-case agreement of predicted and
+      real verdicts, Best@k against a random choice and the oracle (real execution).
+      --data defaults to evaluation/heldout-real.jsonl, --k to 5, --cases to 3.
 `;
 
 type UsageErrorFactory = (message: string) => Error;
@@ -136,10 +143,48 @@ async function cruxevalCommand(argv: string[], usage: UsageErrorFactory): Promis
   }
 }
 
+async function verifyEvalCommand(argv: string[], usage: UsageErrorFactory): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      data: { type: 'string' },
+      limit: { type: 'string' },
+      k: { type: 'string' },
+      cases: { type: 'string' },
+      seed: { type: 'string' },
+      samples: { type: 'string' },
+      method: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      model: { type: 'string' },
+      precision: { type: 'string' },
+    },
+  });
+  const k = limitOf(values.k ?? '5', usage)!;
+  if (k < 4 || k > 8) throw usage(`--k must be from 4 to 8, got ${k}`);
+  const maxCases = limitOf(values.cases ?? '3', usage)!;
+  const seed = Number(values.seed ?? '0');
+  if (!Number.isInteger(seed)) throw usage(`--seed must be an integer, got ${JSON.stringify(values.seed)}`);
+  const samples = limitOf(values.samples, usage);
+  const method = values.method ?? 'breakpoint';
+  if (method !== 'step_return' && method !== 'breakpoint') throw usage('--method must be step_return or breakpoint');
+  const limit = limitOf(values.limit, usage);
+  const rows = await loadRows(values.data ?? join(packageRoot(), 'evaluation', 'heldout-real.jsonl'), undefined, usage);
+  const dir = values.model ?? defaultModelDir();
+  const model = await loadModel(dir, precisionOf(values.precision, usage), usage);
+  try {
+    const bar = limit === undefined ? undefined : new ProgressBar('verify pools', limit);
+    const report = await evaluateVerify(rows, model, { k, maxCases, seed, method, ...(limit === undefined ? {} : { limit }), ...(samples === undefined ? {} : { samples }), onProgress: (pools) => bar?.update(pools) });
+    process.stdout.write(values.json ? JSON.stringify({ modelDir: dir, ...report }, null, 2) + '\n' : formatVerifyEval(report));
+  } finally {
+    await model.release();
+  }
+}
+
 export async function evalCommand(argv: string[], usage: UsageErrorFactory): Promise<void> {
   const [sub, ...rest] = argv;
   if (sub === 'make-heldout') return makeHeldoutCommand(rest, usage);
   if (sub === 'states') return statesCommand(rest, usage);
   if (sub === 'cruxeval') return cruxevalCommand(rest, usage);
+  if (sub === 'verify') return verifyEvalCommand(rest, usage);
   throw usage(`unknown eval command ${JSON.stringify(sub ?? '')}; try: ndb eval states --limit 10`);
 }

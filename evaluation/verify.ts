@@ -15,13 +15,16 @@
  * `fail`, `raises` (the model predicts an exception; a doctest expecting that exception
  * passes instead), `unknown` (the model cannot finish, or its value is not a literal).
  *
- * Best@k (rankCandidates): candidates ordered by predicted passes, ties by the summed
- * confidence of those passes, then by the order given.
+ * The call runs to its return by the output task's breakpoint method by default (a
+ * breakpoint on each of the function's own return lines, the surest landing wins; its
+ * pass@1 on the held-out set is the better of the two, README), or by step_return.
+ *
+ * Best@k (rankCandidates): candidates ordered by predicted passes, ties by confidence.
  */
 import { z } from 'zod';
 import type { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { helperPath, runPythonHelper } from '../tracer/python-helper.js';
-import { type CallOutcome, predictCall } from './cruxeval.js';
+import { type CallOutcome, type OutputMethod, predictCall } from './cruxeval.js';
 import { describeError, failureKind } from './failures.js';
 
 export const CHECKS = ['eq', 'ne', 'is', 'is_not', 'truthy', 'falsy', 'raises'] as const;
@@ -43,7 +46,16 @@ export type TestCase = z.infer<typeof CaseSchema>;
 export type CallCase = Extract<TestCase, { function: string }>;
 
 const Failure = z.object({ ok: z.literal(false), error: z.string() });
-const CasesAnswer = z.union([z.object({ ok: z.literal(true), functions: z.array(z.string()), cases: z.array(CaseSchema) }), Failure]);
+const CasesAnswer = z.union([
+  z.object({ ok: z.literal(true), functions: z.array(z.string()), returns: z.record(z.array(z.number().int().positive())), cases: z.array(CaseSchema) }),
+  Failure,
+]);
+
+/** A solution's cases, and each top-level function's own return lines (the breakpoint method). */
+export interface SolutionCases {
+  cases: TestCase[];
+  returns: Record<string, number[]>;
+}
 const CompareAnswer = z.union([
   z.object({ ok: z.literal(true), verdicts: z.array(z.object({ verdict: z.enum(['pass', 'fail', 'unknown']), reason: z.string().optional() })) }),
   Failure,
@@ -71,8 +83,10 @@ export interface VerifyReport {
   /** Cases predicted to pass. */
   passed: number;
   total: number;
-  /** Summed confidence of the cases predicted to pass (Best@k's tie-break). */
+  /** Summed confidence of the cases predicted to pass (Best@k's first tie-break). */
   passConfidence: number;
+  /** Summed confidence of the cases predicted to fail or raise (the second: the less sure, the better). */
+  failConfidence: number;
 }
 
 /** A solution or tests file that cannot be read (a syntax error): the user's to fix. */
@@ -92,10 +106,10 @@ async function helper<T>(request: object, schema: z.ZodType<T>): Promise<T> {
 }
 
 /** The cases of `tests` (asserts), or without tests the solution's doctest examples. Nothing runs. */
-export async function readCases(solution: string, tests: string | null): Promise<TestCase[]> {
+export async function readCases(solution: string, tests: string | null): Promise<SolutionCases> {
   const answer = await helper({ op: 'cases', solution, tests }, CasesAnswer);
   if (!answer.ok) throw new VerifyInputError(answer.error);
-  return answer.cases;
+  return { cases: answer.cases, returns: answer.returns };
 }
 
 export interface CompareItem {
@@ -119,13 +133,17 @@ export function exceptionName(repr: string): string {
 }
 
 export interface VerifyOptions {
+  /** How the model runs a call to its return (cruxeval.ts; default breakpoint, the better of the two there). */
+  method?: OutputMethod;
   /** Frames per prediction, voted on (PredictOptions.samples). */
   samples?: number;
   onProgress?: (done: number, total: number) => void;
 }
 
 /** Predicts every case of one solution; the model is asked once per distinct call. */
-export async function verifySolution(p: NeuralPredictor, solution: { path: string; code: string }, tests: string | null, cases: readonly TestCase[], opts: VerifyOptions = {}): Promise<VerifyReport> {
+export async function verifySolution(p: NeuralPredictor, solution: { path: string; code: string }, tests: string | null, read: SolutionCases, opts: VerifyOptions = {}): Promise<VerifyReport> {
+  const { cases } = read;
+  const method = opts.method ?? 'breakpoint';
   const outcomes = new Map<string, CallOutcome | { error: string }>();
   const calls = cases.filter((c): c is CallCase => 'function' in c);
   let done = 0;
@@ -133,7 +151,8 @@ export async function verifySolution(p: NeuralPredictor, solution: { path: strin
     const key = `${c.function}\u0000${c.args}`;
     if (!outcomes.has(key)) {
       try {
-        outcomes.set(key, await predictCall(p, solution.code, { entry: c.function, args: c.args }, opts.samples === undefined ? {} : { samples: opts.samples }));
+        const returns = read.returns[c.function] ?? [];
+        outcomes.set(key, await predictCall(p, solution.code, { entry: c.function, args: c.args }, { method, returns, ...(opts.samples === undefined ? {} : { samples: opts.samples }) }));
       } catch (err) {
         const inside = failureKind(err) === 'internal';
         outcomes.set(key, { error: `${inside ? 'failed inside ndb (a bug): ' : 'the model cannot finish: '}${describeError(err)}` });
@@ -173,14 +192,19 @@ export async function verifySolution(p: NeuralPredictor, solution: { path: strin
     passed: passes.length,
     total: results.length,
     passConfidence: passes.reduce((s, r) => s + (r.confidence ?? 0), 0),
+    failConfidence: results.filter((r) => r.verdict === 'fail' || r.verdict === 'raises').reduce((s, r) => s + (r.confidence ?? 0), 0),
   };
 }
 
-/** Best@k's order: most predicted passes first, ties by summed confidence of those passes, then the order given. */
-export function rankCandidates<T extends Pick<VerifyReport, 'passed' | 'passConfidence'>>(reports: readonly T[]): T[] {
+/**
+ * Best@k's order: most predicted passes first; ties by the summed confidence of those passes
+ * (higher first), then by the summed confidence of the predicted failures (lower first: the
+ * model less sure the candidate fails), then the order given.
+ */
+export function rankCandidates<T extends Pick<VerifyReport, 'passed' | 'passConfidence' | 'failConfidence'>>(reports: readonly T[]): T[] {
   return reports
     .map((r, i) => ({ r, i }))
-    .sort((a, b) => b.r.passed - a.r.passed || b.r.passConfidence - a.r.passConfidence || a.i - b.i)
+    .sort((a, b) => b.r.passed - a.r.passed || b.r.passConfidence - a.r.passConfidence || a.r.failConfidence - b.r.failConfidence || a.i - b.i)
     .map((x) => x.r);
 }
 

@@ -7,9 +7,10 @@ they are.
 One JSON request on stdin, one JSON answer on stdout:
 
     {"op": "cases", "solution": SRC, "tests": SRC | null}
-        -> {"ok": true, "functions": [name, ...], "cases": [CASE, ...]}
+        -> {"ok": true, "functions": [name, ...], "returns": {name: [line, ...]}, "cases": [CASE, ...]}
            With tests, every `assert` in them (at any depth: module level, `def check(candidate)`,
            `def test_x()`); without, the doctest examples in the solution's docstrings.
+           returns: each top-level function's own return lines (the breakpoint method).
            CASE: {"source": "tests"|"doctest", "line": N, "text": T,
                   "function": NAME, "args": LITERALS, "check": CHECK, "expected": SRC | null}
               or {"source": ..., "line": N, "text": T, "unknown": REASON}
@@ -178,6 +179,18 @@ def _doctest_cases(solution, tree, functions):
     return sorted(cases, key=lambda c: c['line'])
 
 
+def _return_lines(fn):
+    """The lines of fn's own return statements (not those of nested functions, lambdas or classes)."""
+    lines, stack = set(), list(fn.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            lines.add(node.lineno)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+    return sorted(lines)
+
+
 def cases(req):
     solution = ast.parse(req['solution'], '<solution>')
     functions = _functions(solution)
@@ -185,7 +198,8 @@ def cases(req):
         found = _test_cases(req['tests'], functions)
     else:
         found = _doctest_cases(req['solution'], solution, functions)
-    return {'functions': functions, 'cases': found}
+    returns = {n.name: _return_lines(n) for n in solution.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return {'functions': functions, 'returns': returns, 'cases': found}
 
 
 def _verdict(item):

@@ -1,0 +1,288 @@
+/**
+ * `ndb eval verify`: the model as a verifier (issue 18), on problems no build trains on.
+ *
+ * Problems: the HumanEval and MBPP problems of evaluation/heldout-real.jsonl (the groups of
+ * the validation and test splits, data-pipeline/split.ts; checked again here), each with its
+ * rows as test cases (`f(input) == output`, at most `cases` of them). A problem's pool holds
+ * its reference solution and k-1 mutants of it (mutate.py: a swapped operator, an off-by-one
+ * bound, a wrong constant, a dropped statement, an early return) that fail at least one of
+ * the cases in real Python, picked round-robin over the kinds in a seeded order; the pool is
+ * shuffled (seeded) so that the reference has no fixed place. Every candidate's real verdicts
+ * come from real Python (mutate.py `real`, rows.py's forked child): that is the ground truth,
+ * and the only code this evaluation runs. The predicted verdicts are `ndb verify`'s
+ * (verify.ts), which runs nothing.
+ *
+ * Reported: per test case, how often the predicted verdict (pass, fail, raises) is the real
+ * one, and how often pass / not pass agrees (an unknown agrees with nothing), against the
+ * baselines that say every case passes, or every case fails; Best@k, the share of pools whose top-ranked
+ * candidate (verify.ts rankCandidates) really passes every case, against a random choice
+ * (the expected share: passing candidates / k) and the oracle (ranking by real verdicts).
+ * The oracle is 100% by construction: the cases that choose are the cases that judge, and
+ * the reference passes them all.
+ */
+import { z } from 'zod';
+import { splitOf } from '../data-pipeline/split.js';
+import type { NeuralPredictor } from '../model-client/neural-predictor.js';
+import { helperPath, runPythonHelper } from '../tracer/python-helper.js';
+import type { HeldoutRow } from './heldout.js';
+import type { OutputMethod } from './cruxeval.js';
+import { type CallCase, rankCandidates, readCases, type Verdict, verifySolution } from './verify.js';
+
+/** Seconds a candidate may run on one case in real Python (a mutant may loop forever). */
+const REAL_TIMEOUT_SECONDS = 2;
+const HELPER_TIMEOUT_MS = 600_000;
+
+const Failure = z.object({ ok: z.literal(false), error: z.string() });
+const MutantsAnswer = z.union([
+  z.object({ ok: z.literal(true), reference: z.string(), mutants: z.array(z.object({ kind: z.string(), description: z.string(), code: z.string() })) }),
+  Failure,
+]);
+const RealAnswer = z.union([
+  z.object({ ok: z.literal(true), verdicts: z.array(z.object({ verdict: z.enum(['pass', 'fail', 'raises']), error: z.string().optional() })) }),
+  Failure,
+]);
+type RealVerdict = 'pass' | 'fail' | 'raises';
+
+async function mutateHelper<T>(request: object, schema: z.ZodType<T>): Promise<T> {
+  const run = await runPythonHelper({ script: helperPath('mutate.py', import.meta.url), input: JSON.stringify(request), timeoutMs: HELPER_TIMEOUT_MS });
+  if (run.timedOut) throw new Error(`mutate.py ran past ${HELPER_TIMEOUT_MS / 1000} s`);
+  return schema.parse(run.output);
+}
+
+export interface Mutant {
+  kind: string;
+  description: string;
+  code: string;
+}
+
+/** The reference as ast.unparse writes it, and its mutants (nothing runs). */
+export async function mutantsOf(code: string, entry: string): Promise<{ reference: string; mutants: Mutant[] }> {
+  const answer = await mutateHelper({ op: 'mutants', code, entry }, MutantsAnswer);
+  if (!answer.ok) throw new Error(`mutate.py: ${answer.error}`);
+  return answer;
+}
+
+/** Real Python: does f(input) == output hold for each item (the evaluation's ground truth). */
+export async function realVerdicts(items: readonly { code: string; input: string; output: string }[]): Promise<RealVerdict[]> {
+  if (items.length === 0) return [];
+  const answer = await mutateHelper({ op: 'real', timeout: REAL_TIMEOUT_SECONDS, items }, RealAnswer);
+  if (!answer.ok) throw new Error(`mutate.py: ${answer.error}`);
+  return answer.verdicts.map((v) => v.verdict);
+}
+
+export interface Candidate {
+  /** `reference` or the mutant's description. */
+  label: string;
+  real: RealVerdict[];
+  predicted: Verdict[];
+  /** Cases predicted to pass. */
+  passed: number;
+  passConfidence: number;
+  failConfidence: number;
+}
+
+export interface Pool {
+  problem: string;
+  cases: number;
+  /** In the shuffled order the ranking starts from. */
+  candidates: Candidate[];
+  /** Index into candidates of the model's top-ranked one. */
+  chosen: number;
+}
+
+export interface VerifyEvalReport {
+  k: number;
+  method: OutputMethod;
+  maxCases: number;
+  seed: number;
+  /** Problems looked at, and why some made no pool. */
+  problems: number;
+  leftOut: Record<string, number>;
+  pools: Pool[];
+  perCase: {
+    pairs: number;
+    real: Record<RealVerdict, number>;
+    /** Predicted verdict equals the real one (pass, fail, raises). */
+    verdictAgreement: number | null;
+    /** Predicted pass iff real pass. */
+    passAgreement: number | null;
+    /** The baseline that says every case passes: its pass/not-pass agreement. */
+    allPassAgreement: number | null;
+    /** Predicted unknown. */
+    unknown: number;
+  };
+  bestAtK: { model: number | null; random: number | null; oracle: number | null };
+}
+
+export interface EvalVerifyOptions {
+  /** Pool size, 4 to 8 (smaller when a problem has fewer failing mutants, never below 4). */
+  k: number;
+  /** Test cases per problem, the first ones of its rows. */
+  maxCases: number;
+  /** Pools to make (problems without one do not count). */
+  limit?: number;
+  seed: number;
+  method: OutputMethod;
+  samples?: number;
+  onProgress?: (pools: number, problems: number) => void;
+}
+
+/** mulberry32, seeded from a string: the same pools every run. */
+function rng(seed: string): () => number {
+  let h = 1779033703 ^ seed.length;
+  for (let i = 0; i < seed.length; i++) {
+    h = Math.imul(h ^ seed.charCodeAt(i), 3432918353);
+    h = (h << 13) | (h >>> 19);
+  }
+  let a = h >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function shuffle<T>(xs: readonly T[], random: () => number): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+/** k-1 mutants, round-robin over their kinds (each kind's in a seeded order). */
+export function pickMutants<T extends { kind: string }>(mutants: readonly T[], n: number, random: () => number): T[] {
+  const byKind = new Map<string, T[]>();
+  for (const m of shuffle(mutants, random)) byKind.set(m.kind, [...(byKind.get(m.kind) ?? []), m]);
+  const kinds = [...byKind.keys()].sort();
+  const out: T[] = [];
+  while (out.length < n && kinds.some((k) => byKind.get(k)!.length > 0)) {
+    for (const k of kinds) {
+      const next = byKind.get(k)!.shift();
+      if (next && out.length < n) out.push(next);
+    }
+  }
+  return out;
+}
+
+/** Problems of the held-out rows, in file order: id `origin/N#i` -> group `origin/N`. */
+export function problemsOf(rows: readonly HeldoutRow[]): { problem: string; rows: HeldoutRow[] }[] {
+  const groups = new Map<string, HeldoutRow[]>();
+  for (const row of rows) {
+    const problem = row.id.split('#')[0]!;
+    if (splitOf(problem) === 'train') throw new Error(`${row.id} is of a training group: ndb eval verify takes held-out problems only`);
+    groups.set(problem, [...(groups.get(problem) ?? []), row]);
+  }
+  return [...groups].map(([problem, rows]) => ({ problem, rows }));
+}
+
+export async function evaluateVerify(rows: readonly HeldoutRow[], p: NeuralPredictor, opts: EvalVerifyOptions): Promise<VerifyEvalReport> {
+  const leftOut: Record<string, number> = {};
+  const drop = (why: string) => (leftOut[why] = (leftOut[why] ?? 0) + 1);
+  const pools: Pool[] = [];
+  const problems = problemsOf(rows);
+  let looked = 0;
+  for (const { problem, rows: problemRows } of problems) {
+    if (opts.limit !== undefined && pools.length >= opts.limit) break;
+    looked++;
+    const cases = problemRows.slice(0, opts.maxCases);
+    let made: { reference: string; mutants: Mutant[] };
+    try {
+      made = await mutantsOf(problemRows[0]!.code, 'f');
+    } catch {
+      drop('the mutator cannot read it');
+      continue;
+    }
+    const codes = [made.reference, ...made.mutants.map((m) => m.code)];
+    const real = await realVerdicts(codes.flatMap((code) => cases.map((c) => ({ code, input: c.input, output: c.output }))));
+    const realOf = (i: number) => real.slice(i * cases.length, (i + 1) * cases.length);
+    if (realOf(0).some((v) => v !== 'pass')) {
+      drop('the reference fails once unparsed');
+      continue;
+    }
+    const failing = made.mutants.map((m, i) => ({ ...m, real: realOf(i + 1) })).filter((m) => m.real.some((v) => v !== 'pass'));
+    if (failing.length < 3) {
+      drop('fewer than 3 mutants that fail a case');
+      continue;
+    }
+    const random = rng(`${opts.seed}:${problem}`);
+    const chosen = pickMutants(failing, Math.min(opts.k, failing.length + 1) - 1, random);
+    const pool = shuffle([{ label: 'reference', code: made.reference, real: realOf(0) }, ...chosen.map((m) => ({ label: m.description, code: m.code, real: m.real }))], random);
+    const callCases: CallCase[] = cases.map((c, i) => ({ source: 'tests', line: i + 1, text: `assert f(${c.input}) == ${c.output}`, function: 'f', args: c.input, check: 'eq', expected: c.output }));
+    const candidates: Candidate[] = [];
+    for (const c of pool) {
+      const { returns } = await readCases(c.code, '');
+      const report = await verifySolution(p, { path: `${problem} ${c.label}`, code: c.code }, null, { cases: callCases, returns }, { method: opts.method, ...(opts.samples === undefined ? {} : { samples: opts.samples }) });
+      candidates.push({
+        label: c.label,
+        real: c.real,
+        predicted: report.cases.map((r) => r.verdict),
+        passed: report.passed,
+        passConfidence: report.passConfidence,
+        failConfidence: report.failConfidence,
+      });
+    }
+    const top = rankCandidates(candidates)[0]!;
+    pools.push({ problem, cases: cases.length, candidates, chosen: candidates.indexOf(top) });
+    opts.onProgress?.(pools.length, looked);
+  }
+  return { k: opts.k, method: opts.method, maxCases: opts.maxCases, seed: opts.seed, problems: looked, leftOut, pools, ...scores(pools) };
+}
+
+function scores(pools: readonly Pool[]): Pick<VerifyEvalReport, 'perCase' | 'bestAtK'> {
+  let pairs = 0;
+  let sameVerdict = 0;
+  let samePass = 0;
+  let realPass = 0;
+  let unknown = 0;
+  const real: Record<RealVerdict, number> = { pass: 0, fail: 0, raises: 0 };
+  for (const pool of pools) {
+    for (const c of pool.candidates) {
+      c.real.forEach((r, i) => {
+        const predicted = c.predicted[i]!;
+        pairs++;
+        real[r]++;
+        if (predicted === r) sameVerdict++;
+        if (predicted !== 'unknown' && (predicted === 'pass') === (r === 'pass')) samePass++;
+        if (r === 'pass') realPass++;
+        if (predicted === 'unknown') unknown++;
+      });
+    }
+  }
+  const share = (n: number, of: number) => (of === 0 ? null : n / of);
+  const allPass = (c: Candidate) => c.real.every((v) => v === 'pass');
+  const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
+  return {
+    perCase: { pairs, real, verdictAgreement: share(sameVerdict, pairs), passAgreement: share(samePass, pairs), allPassAgreement: share(realPass, pairs), unknown },
+    bestAtK: {
+      model: mean(pools.map((p) => (allPass(p.candidates[p.chosen]!) ? 1 : 0))),
+      random: mean(pools.map((p) => p.candidates.filter(allPass).length / p.candidates.length)),
+      oracle: mean(pools.map((p) => (p.candidates.some(allPass) ? 1 : 0))),
+    },
+  };
+}
+
+const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
+
+export function formatVerifyEval(r: VerifyEvalReport): string {
+  const sizes = [...new Set(r.pools.map((p) => p.candidates.length))].sort();
+  const left = Object.entries(r.leftOut).map(([why, n]) => `${why} ${n}`).join(', ') || 'none';
+  const row = (name: string, a: string, b: string) => `${name.padEnd(36)}${a.padStart(16)}${b.padStart(24)}`;
+  return (
+    [
+      `verify: ${r.pools.length} pools of ${r.problems} held-out HumanEval/MBPP problems looked at (k = ${sizes.join(', ') || '—'}: the reference and mutants failing a case; up to ${r.maxCases} cases each; method ${r.method}; seed ${r.seed})`,
+      `left out: ${left}`,
+      `per test case: ${r.perCase.pairs} candidate-case pairs, real ${r.perCase.real.pass} pass, ${r.perCase.real.fail} fail, ${r.perCase.real.raises} raise; predicted unknown ${r.perCase.unknown}`,
+      row('', 'verdict agrees', 'pass / not pass agrees'),
+      row('model (predicted verdicts)', pct(r.perCase.verdictAgreement), pct(r.perCase.passAgreement)),
+      row('baseline: every case passes', '—', pct(r.perCase.allPassAgreement)),
+      row('baseline: every case fails', '—', pct(r.perCase.allPassAgreement === null ? null : 1 - r.perCase.allPassAgreement)),
+      `Best@k: the top-ranked candidate really passes every case`,
+      row('model (rank by predicted passes)', pct(r.bestAtK.model), ''),
+      row('random choice', pct(r.bestAtK.random), ''),
+      row('oracle (real execution)', pct(r.bestAtK.oracle), ''),
+    ].join('\n') + '\n'
+  );
+}
