@@ -54,7 +54,7 @@ export const REQUEST_ARGUMENTS: Record<string, z.ZodTypeAny> = {
   stepBack: thread,
   reverseContinue: thread,
   pause: thread,
-  threads: z.unknown(),
+  threads: optional({}),
   stackTrace: optional({ threadId: int.optional(), startFrame: count.optional(), levels: count.optional() }),
   scopes: obj({ frameId: int }),
   variables: obj({ variablesReference: int, filter: z.enum(['indexed', 'named']).optional(), start: count.optional(), count: count.optional() }),
@@ -104,7 +104,8 @@ export function checkMessage(value: unknown): CheckedMessage {
 
 /** The request's arguments, checked (defaults filled where DAP has them), or what is wrong with them. */
 export function checkArguments(command: string, args: unknown): { ok: true; args: unknown } | { ok: false; problem: string } {
-  const schema = REQUEST_ARGUMENTS[command] ?? OTHER_ARGUMENTS;
+  // Own keys only: a command named "constructor" or "__proto__" is just an unknown request.
+  const schema = Object.hasOwn(REQUEST_ARGUMENTS, command) ? REQUEST_ARGUMENTS[command]! : OTHER_ARGUMENTS;
   const parsed = schema.safeParse(args);
   if (!parsed.success) return { ok: false, problem: `${command}: ${describeIssues(parsed.error, 'arguments')}` };
   // Left-out arguments are an empty object (the handlers read fields of them); DAP's default

@@ -84,7 +84,8 @@ export function serveTcp(port: number, host: string, options: TcpOptions): Promi
   const server = createServer((socket: Socket) => {
     // Small messages both ways: Nagle's algorithm would hold each step's answer back by tens of ms.
     socket.setNoDelay(true);
-    const session = new NeuralDebugSession({ token: options.token } satisfies SessionOptions);
+    // After disconnect nothing more is answered on this connection: it ends (the response is sent first).
+    const session = new NeuralDebugSession({ token: options.token, onShutdown: () => setImmediate(() => socket.end()) } satisfies SessionOptions);
     session.setRunAsServer(true);
     let closed = false;
     const close = () => {

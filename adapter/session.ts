@@ -102,6 +102,8 @@ export interface SessionOptions {
   token?: string;
   /** Where internal errors (with their stacks) and ignored input are logged; default: stderr. */
   log?: (line: string) => void;
+  /** Called once when the session shuts down (disconnect, or its input closed): a TCP server closes the connection. */
+  onShutdown?: () => void;
 }
 
 export class NeuralDebugSession extends DebugSession {
@@ -128,6 +130,8 @@ export class NeuralDebugSession extends DebugSession {
   private initializedPending = false;
   /** After shutdown (a closed connection) nothing more is done or sent. */
   private closed = false;
+  /** The launches, one after the other. */
+  private launchQueue: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: SessionOptions = {}) {
     super();
@@ -172,7 +176,7 @@ export class NeuralDebugSession extends DebugSession {
       this.sendErrorResponse(response, { id: ERROR_REQUEST, format: checked.problem, showUser: true, variables: {} });
       return;
     }
-    const args = checked.args as Record<string, unknown>;
+    const args = (typeof checked.args === 'object' && checked.args !== null ? checked.args : {}) as Record<string, unknown>;
     if (!this.authenticated && request.command !== 'initialize') {
       const given = request.command === 'launch' || request.command === 'attach' ? args.token : undefined;
       if (typeof given !== 'string' || !sameSecret(given, this.options.token!)) {
@@ -239,20 +243,24 @@ export class NeuralDebugSession extends DebugSession {
   }
 
   protected override launchRequest(response: DebugProtocol.LaunchResponse, raw: DebugProtocol.LaunchRequestArguments): void {
-    void this.handle(response, async () => {
-      const { runtime, options } = await this.prepareLaunch(raw);
-      await Promise.race([this.configured.promise, delay(CONFIGURATION_TIMEOUT_MS)]);
-      const event = await runtime.launch(options);
-      this.sendResponse(response);
-      this.reportStop(event);
-    });
+    // One launch at a time: two runtimes must never predict on one model at once (it has one
+    // KV cache; interleaved, a launch found it stale).
+    this.launchQueue = this.launchQueue.then(() =>
+      this.handle(response, async () => {
+        const { runtime, options } = await this.prepareLaunch(raw);
+        await Promise.race([this.configured.promise, delay(CONFIGURATION_TIMEOUT_MS)]);
+        const event = await runtime.launch(options);
+        this.sendResponse(response);
+        this.reportStop(event);
+      }),
+    );
   }
 
   /** The model, a fresh runtime, the program's breakpoints; breakpoint requests waiting for it go on either way. */
   private async prepareLaunch(raw: unknown): Promise<{ runtime: NeuralRuntime; options: LaunchOptions }> {
     try {
       const args = parseLaunchArgs(raw);
-      const runtime = this.newRuntime(await this.predictorFor(args));
+      const runtime = await this.newRuntime(await this.predictorFor(args));
       const dir = args.model ? resolve(args.model) : defaultModelDir();
       this.launchedModel = { dir, label: args.model ? basename(dir) : 'default', device: args.device ?? 'cpu', predictor: this.predictorFor(args) };
       const program = (this.program = resolve(args.program));
@@ -264,10 +272,12 @@ export class NeuralDebugSession extends DebugSession {
   }
 
   /** A fresh runtime for each launch (the model is kept): nothing of an earlier launch lingers. */
-  private newRuntime(predictor: LoadedPredictor): NeuralRuntime {
-    // close, not just cancel: the old runtime's background guesses stop too.
-    void this.runtime?.close();
-    this.runtime?.removeAllListeners();
+  private async newRuntime(predictor: LoadedPredictor): Promise<NeuralRuntime> {
+    // close, not just cancel: the old runtime's background guesses stop too, and the new one
+    // starts only once the old one's work on the model has ended.
+    const previous = this.runtime;
+    previous?.removeAllListeners();
+    await previous?.close();
     const runtime = new NeuralRuntime(predictor);
     runtime.on('output', (text: string, category: string) => this.sendEvent(new OutputEvent(text, category)));
     runtime.on('progress', (p: ProgressEvent) => this.reportProgress(p));
@@ -551,6 +561,7 @@ export class NeuralDebugSession extends DebugSession {
     const idle = this.runtime?.close() ?? Promise.resolve();
     this.runtime?.removeAllListeners();
     for (const p of loaded) void idle.then(() => p).then((predictor) => predictor.release()).catch(() => undefined);
+    this.options.onShutdown?.();
     super.shutdown();
   }
 

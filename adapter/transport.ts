@@ -129,10 +129,8 @@ export class DapReader {
     if (this.mode === 'strict') return this.die(`not DAP framing: ${what}`);
     const next = indexOfHeader(this.buffer, 1);
     if (next < 0) {
-      // Keep a tail that may be the start of the next header.
-      const keep = Math.min(this.buffer.length, 'content-length:'.length);
-      this.buffer = this.buffer.subarray(this.buffer.length - keep);
-      if (!couldBeHeader(this.buffer.toString('latin1'))) this.buffer = Buffer.alloc(0);
+      // Keep the tail that may be the start of the next header ("Conte" of "Content-Length:").
+      this.buffer = this.buffer.subarray(this.buffer.length - headerPrefixAtEnd(this.buffer));
       this.sink.malformed(`skipped ${what}`, hintFrom(sample));
       return false;
     }
@@ -177,7 +175,12 @@ export class DapReader {
       this.sink.malformed(`a message that is not JSON (${why.slice(0, 120)})${overran ? ', its Content-Length longer than the message' : ''}`, hintFrom(body));
       return;
     }
-    this.sink.message(value);
+    try {
+      this.sink.message(value);
+    } catch (err) {
+      // A bug in handling one message must not cost the ones after it (already in the buffer).
+      this.sink.malformed(`ndb failed on a message (${err instanceof Error ? err.message : String(err)}); it was skipped`, hintFrom(body));
+    }
   }
 
   private die(problem: string): boolean {
@@ -202,8 +205,18 @@ function couldBeHeader(text: string): boolean {
   const lines = text.split(/\r?\n/);
   const last = lines.pop()!;
   if (!lines.every((l) => HEADER_LINE.test(l))) return false;
-  const lower = last.toLowerCase();
+  // A header line's CR may have come without its LF yet.
+  const lower = last.replace(/\r$/, '').toLowerCase();
   return HEADER_NAMES.some((h) => h.startsWith(lower) || lower.startsWith(h));
+}
+
+/** How many of the buffer's last bytes are a beginning of "Content-Length:" (any case). */
+function headerPrefixAtEnd(buffer: Buffer): number {
+  const name = 'content-length:';
+  for (let k = Math.min(buffer.length, name.length - 1); k > 0; k--) {
+    if (name.startsWith(buffer.subarray(buffer.length - k).toString('latin1').toLowerCase())) return k;
+  }
+  return 0;
 }
 
 function indexOfHeader(buffer: Buffer, from: number): number {

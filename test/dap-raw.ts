@@ -33,7 +33,7 @@ export function frame(json: string, header = `Content-Length: ${Buffer.byteLengt
 
 export class RawDap {
   readonly messages: DapMessage[] = [];
-  private waiters: { match: (m: DapMessage) => boolean; resolve: (m: DapMessage) => void }[] = [];
+  private waiters: { match: (m: DapMessage) => boolean; resolve: (m: DapMessage | null) => void }[] = [];
   private closedFlag = false;
   private closeWaiters: (() => void)[] = [];
   seq = 1;
@@ -53,6 +53,8 @@ export class RawDap {
     input.on('close', () => {
       this.closedFlag = true;
       for (const w of this.closeWaiters.splice(0)) w();
+      // Nothing more will come: a request still waiting gets null at once.
+      for (const w of this.waiters.splice(0)) w.resolve(null);
     });
   }
 
@@ -96,8 +98,9 @@ export class RawDap {
   waitFor(match: (m: DapMessage) => boolean, timeoutMs: number): Promise<DapMessage | null> {
     const seen = this.messages.find(match);
     if (seen) return Promise.resolve(seen);
+    if (this.closedFlag) return Promise.resolve(null);
     return new Promise((res) => {
-      const waiter = { match, resolve: (m: DapMessage) => (clearTimeout(timer), res(m)) };
+      const waiter = { match, resolve: (m: DapMessage | null) => (clearTimeout(timer), res(m)) };
       const timer = setTimeout(() => {
         this.waiters.splice(this.waiters.indexOf(waiter), 1);
         res(null);

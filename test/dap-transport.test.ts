@@ -15,6 +15,8 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DapReader } from '../adapter/transport.js';
+import { Rng } from '../data-pipeline/rng.js';
+import { randomInput } from './dap-fuzz.js';
 import { clientText, connectTcp, frame, NDB, ROOT, spawnStdio, spawnTcp, STACK_LIKE, type DapMessage } from './dap-raw.js';
 
 const children: { kill(): unknown }[] = [];
@@ -25,11 +27,11 @@ afterEach(() => {
 const INIT = { adapterID: 'neural-python', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' };
 
 describe('DapReader', () => {
-  function read(mode: 'lenient' | 'strict', chunks: (string | Buffer)[]) {
+  function read(mode: 'lenient' | 'strict', chunks: (string | Buffer)[], maxBytes = 1000) {
     const messages: unknown[] = [];
     const malformed: string[] = [];
     const fatal: string[] = [];
-    const reader = new DapReader(mode, { message: (m) => messages.push(m), malformed: (p) => malformed.push(p), fatal: (p) => fatal.push(p) }, 1000);
+    const reader = new DapReader(mode, { message: (m) => messages.push(m), malformed: (p) => malformed.push(p), fatal: (p) => fatal.push(p) }, maxBytes);
     for (const c of chunks) reader.push(typeof c === 'string' ? Buffer.from(c) : c);
     return { messages, malformed, fatal };
   }
@@ -55,6 +57,47 @@ describe('DapReader', () => {
     expect(r.messages).toEqual([{ ok: 1 }, { seq: 2 }, { ok: 2 }, { ok: 3 }, { ok: 4 }]);
     expect(r.malformed.length).toBeGreaterThanOrEqual(3);
     expect(r.fatal).toEqual([]);
+  });
+
+  it('reads the same messages however the bytes are split (a CR may arrive without its LF)', () => {
+    const messy = [
+      frame('{"seq":1}'),
+      Buffer.from([0xf6, 0x93, 0x58, 0x2d, 0x5d]),
+      'Content-Length: 932968428075\r\n\r\n',
+      frame('{"seq":2}'),
+      'Content-Length: 3\n\n"x"',
+      '(@l\t\u0007+K',
+      frame('{"seq":3}'),
+      'Content-Length: 1\r\n\r\n1',
+      'Content-Length: 40\r\n\r\n{"seq":4}',
+      frame('{"seq":5}'),
+    ];
+    const all = Buffer.concat(messy.map((m) => (typeof m === 'string' ? Buffer.from(m, 'latin1') : m)));
+    const whole = read('lenient', [all]).messages;
+    expect(whole).toEqual([{ seq: 1 }, { seq: 2 }, 'x', { seq: 3 }, 1, { seq: 4 }, { seq: 5 }]);
+    for (let step = 1; step <= 17; step++) {
+      const chunks: Buffer[] = [];
+      for (let i = 0; i < all.length; i += step) chunks.push(all.subarray(i, i + step));
+      expect(read('lenient', chunks).messages, `in pieces of ${step}`).toEqual(whole);
+    }
+  });
+
+  it('reads a fuzzed stream the same whole and in random pieces', () => {
+    const rng = new Rng(7);
+    const parts: Buffer[] = [];
+    for (let i = 0; i < 400; i++) parts.push(...randomInput(rng, 1000 + i, ['threads', 'evaluate', 'launch', 'next'], false).bytes);
+    const all = Buffer.concat(parts);
+    const whole = read('lenient', [all], 8 * 1024 * 1024).messages;
+    expect(whole.length).toBeGreaterThan(250);
+    for (let trial = 0; trial < 6; trial++) {
+      const chunks: Buffer[] = [];
+      for (let i = 0; i < all.length; ) {
+        const n = rng.int(1, trial < 3 ? 40 : 3000);
+        chunks.push(all.subarray(i, i + n));
+        i += n;
+      }
+      expect(read('lenient', chunks, 8 * 1024 * 1024).messages, `trial ${trial}`).toEqual(whole);
+    }
   });
 
   it('in strict mode, calls anything that is not DAP fatal', () => {
