@@ -98,6 +98,7 @@ def parse_args():
     p.add_argument("--grad-accum", type=int, help="override the config's grad_accum")
     p.add_argument("--lr", type=float, help="override the config's peak learning rate")
     p.add_argument("--warmup-steps", type=int, help="override the config's warm-up (a short re-warm suits --init-from)")
+    p.add_argument("--eval-every", type=int, help="override the config's validation period, in steps")
     p.add_argument("--ckpt-minutes", type=float, default=10.0, help="checkpoint period (default 10)")
     p.add_argument("--log-every", type=int, default=10, help="progress line every K steps")
     p.add_argument("--no-compile", action="store_true", help="skip torch.compile on CUDA")
@@ -261,7 +262,7 @@ def main():
         cfg["context_length"] = cfg["context_length"] or int(meta["context_length"])
         if init:
             cfg.update({k: init["model_config"][k] for k in MODEL_KEYS})
-    for key in ("batch_size", "grad_accum", "lr", "warmup_steps"):
+    for key in ("batch_size", "grad_accum", "lr", "warmup_steps", "eval_every"):
         if getattr(args, key) is not None:
             cfg[key] = getattr(args, key)
     model_cfg = ModelConfig(vocab_size=int(meta["vocab_size"]), **{k: cfg[k] for k in MODEL_KEYS})
@@ -423,7 +424,8 @@ def main():
         if step % args.log_every == 0 or val_loss is not None:
             train_loss = ddp.sum([interval_loss], device)[0] / interval_steps
             tok_s = interval_steps * tokens_per_step / interval_time
-            log({"step": step, "tokens": tokens_seen, "train_loss": train_loss, "val_loss": val_loss,
+            # tokens: all the weights have seen, so the logs of runs that go on from each other join up.
+            log({"step": step, "tokens": tokens_before + tokens_seen, "train_loss": train_loss, "val_loss": val_loss,
                  "lr": lr, "tokens_per_s": tok_s, "elapsed_s": elapsed})
             if ddp.master:
                 print(f"step {step}{'/' + str(total_steps) if total_steps else ''} | {tokens_seen / 1e6:.2f}M tok | "
