@@ -24,10 +24,12 @@ export const EVAL_USAGE = `  ndb eval make-heldout (--data DATASET_DIR | --real)
       Next-state prediction on real runs of the held-out programs, per action and per
       component, for the model and the baseline (same locals, next line).
   ndb eval cruxeval --task output|input [--data FILE.jsonl] [--limit N] [--json] [--model DIR]
-                    [--method step_return|breakpoint] [--precision fp32|int8]
+                    [--method breakpoint|step_return] [--precision fp32|int8]
       CruxEval's protocol with the neural debugger, checked by real Python; pass@1 for the
-      model and a trivial baseline. --data defaults to evaluation/heldout.jsonl, --model to
-      models/default, --precision to fp32 (int8: the model folder's int8 file).
+      model and a trivial baseline, and its calibration. --data defaults to
+      evaluation/heldout.jsonl (evaluation/heldout-real.jsonl: real code), --method to
+      breakpoint (the better output method), --model to models/default, --precision to fp32
+      (int8: the model folder's int8 file).
   ndb eval verify [--data FILE.jsonl] [--limit POOLS] [--k 4-8] [--cases N] [--seed S] [--json]
                   [--method breakpoint|step_return] [--model DIR] [--precision fp32|int8] [--samples N]
       The model as a verifier (ndb verify) on held-out HumanEval/MBPP problems: pools of the
@@ -127,7 +129,7 @@ async function cruxevalCommand(argv: string[], usage: UsageErrorFactory): Promis
   });
   const task = values.task;
   if (task !== 'output' && task !== 'input') throw usage('--task must be output or input');
-  const method = values.method ?? 'step_return';
+  const method = values.method ?? 'breakpoint';
   if (method !== 'step_return' && method !== 'breakpoint') throw usage('--method must be step_return or breakpoint');
   if (values.method !== undefined && task === 'input') throw usage('--method applies to --task output only');
   const rows = await loadRows(values.data, limitOf(values.limit, usage), usage);
