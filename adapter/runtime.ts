@@ -795,6 +795,9 @@ export class NeuralRuntime extends EventEmitter {
    * the model's completion of a given frame start, where given: the likeliest start wins;
    * else left empty), then the model's `inv_step_call` from it: the call frame's locals are
    * the arguments. As evaluation/cruxeval.ts predicts an input. The timeline is untouched.
+   * On a long file the model sees the launch's cut (model-client/cut.ts), as when stepping:
+   * the completer gets the cut's text and the return state in its lines, and the state it
+   * writes comes back in the file's lines (the predictor maps the call the same way).
    */
   predictInputs(valueRepr: string, complete?: CompleteFrame): Promise<PredictedInputs> {
     return this.exclusive(async () => {
@@ -804,7 +807,8 @@ export class NeuralRuntime extends EventEmitter {
       const info = this.info?.kind === 'ok' ? this.info : null;
       const fn = info?.functions.find((f) => f.qualname === name) ?? info?.functions.find((f) => f.name === name);
       if (!info || !fn) throw new RuntimeError(`no function '${name}' in ${opts.program}`);
-      const own = info.executableLines.filter((l) => l > fn.line && l <= fn.endLine);
+      const cut = this.cut;
+      const own = info.executableLines.filter((l) => l > fn.line && l <= fn.endLine && (!cut || cut.sees(l)));
       const returns = own.filter((l) => /^return\b/.test((this.lines[l - 1] ?? '').trim()));
       const candidates = returns.length > 0 ? returns : own.slice(-1);
       if (candidates.length === 0) throw new RuntimeError(`'${name}' has no line to return from`);
@@ -824,9 +828,10 @@ export class NeuralRuntime extends EventEmitter {
           continue;
         }
         try {
-          const text = serializeFrame('inverse', state);
-          const done = await complete(this.source, 'inverse', text.slice(0, text.length - '{}'.length));
-          if (!best || done.startLogprob > best.score) best = { state: done.state, score: done.startLogprob };
+          const text = serializeFrame('inverse', cut ? cut.stateToCut(state) : state);
+          const done = await complete(cut ? cut.text : this.source, 'inverse', text.slice(0, text.length - '{}'.length));
+          const written = cut ? cut.stateToFile(done.state, this.lines) : done.state;
+          if (!best || done.startLogprob > best.score) best = { state: written, score: done.startLogprob };
         } catch (err) {
           failure = err;
         }

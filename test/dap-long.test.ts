@@ -2,7 +2,8 @@
  * `ndb dap` on a long file (test/fixtures/long_module.py, 804 lines): the model sees a cut
  * of it (model-client/cut.ts); the client sees the file's own line numbers in stops, the call
  * stack and breakpoints, and a breakpoint outside the cut is unverified with the reason, by
- * a `breakpoint` event at launch and in the answer to a later setBreakpoints. A real DAP
+ * a `breakpoint` event at launch and in the answer to a later setBreakpoints, and Predict
+ * Inputs (ndb/predictInputs) infers arguments from the cut too. A real DAP
  * client (@vscode/debugadapter-testsupport) drives `node bin/ndb.js dap` on the shipped model.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -140,6 +141,31 @@ describe.skipIf(!HAS_MODEL)('ndb dap on an 804-line file', () => {
       await expect(dc.launchRequest({ program: tooLong, entry: 'f', args: '1' } as DebugProtocol.LaunchRequestArguments)).rejects.toThrow(
         /^the program is too long for the model, even cut to f's scope: f alone takes \d+ tokens \(with all it reaches, \d+\), more than the 576 the model has for the program/,
       );
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "ndb/predictInputs on a function of the long file: the cut, not the whole file (which overflows the context), the return line in the file's lines",
+    async () => {
+      const dc = new DebugClient('node', wrapper, 'neural-python', { cwd: ROOT });
+      dc.defaultTimeout = EVENT_TIMEOUT_MS;
+      await dc.start();
+      clients.push(dc);
+      await dc.initializeRequest({ adapterID: 'neural-python', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+      await dc.configurationDoneRequest();
+      const [stop] = await Promise.all([dc.waitForEvent('stopped') as Promise<DebugProtocol.StoppedEvent>, dc.launchRequest({ program: LONG, entry: 'score', args: "'banana'" } as DebugProtocol.LaunchRequestArguments)]);
+      expect(stop.body.reason).toBe('entry');
+      const found = (await dc.customRequest('ndb/predictInputs', { value: '4' })).body as { function: string; value: string; returnLine: number; args: string; locals: Record<string, string> };
+      // score has one return line, far into the file; the call the model infers binds word.
+      const ret = lineOf('    return v + bonus');
+      expect(ret).toBeGreaterThan(385);
+      expect(found).toMatchObject({ function: 'score', value: '4', returnLine: ret });
+      expect(Object.keys(found.locals)).toContain('word');
+      expect(found.args).toBe(found.locals.word);
+      expect(found.args.length).toBeGreaterThan(0);
+      // The session goes on where it was: the entry, in the file's lines.
+      expect((await frames(dc))[0]).toMatchObject({ name: 'score', line: lineOf('def score') });
     },
     TEST_TIMEOUT_MS,
   );

@@ -5,7 +5,10 @@
  * open examples/count.py, start neural debugging (F5, launch.json), F10, F11, Shift+F11,
  * Step Back, hover a variable, Show Predicted Trace; check what the Variables view, the Call
  * Stack, the hover and the status bar show (structure only: the model's values are its own).
- * Screenshots go to test-results/e2e/.
+ * Then a long file: test/fixtures/long_module_1k.py (1,064 lines), the second launch
+ * configuration picked in the Run and Debug view, F5 on its summarize (line 1039, its callees
+ * and constants hundreds of lines above): the model sees a cut of it (model-client/cut.ts),
+ * the user the file's own line numbers. Screenshots go to test-results/e2e/.
  *
  * Needs (test/e2e/README.md says how to get them offline):
  *   .e2e/node_modules/.bin/code-server   (or NDB_CODE_SERVER)  — test/e2e/setup.sh
@@ -66,10 +69,21 @@ const extensions = join(tmp, 'extensions');
 mkdirSync(join(workspace, '.vscode'), { recursive: true });
 mkdirSync(join(userData, 'User'), { recursive: true });
 cpSync(join(ROOT, 'examples', 'count.py'), join(workspace, 'count.py'));
+const LONG_FILE = 'long_module_1k.py';
+cpSync(join(ROOT, 'test', 'fixtures', LONG_FILE), join(workspace, LONG_FILE));
+const LONG_LINES = readFileSync(join(ROOT, 'test', 'fixtures', LONG_FILE), 'utf8').replace(/\n$/, '').split('\n');
+const LONG_ENTRY_LINE = LONG_LINES.findIndex((l) => l.startsWith('def summarize(')) + 1;
+const LONG_CONFIG = 'Neural debug: summarize (long file)';
 writeFileSync(
   join(workspace, '.vscode', 'launch.json'),
   JSON.stringify(
-    { version: '0.2.0', configurations: [{ type: 'neural-python', request: 'launch', name: 'Neural debug: count', program: '${workspaceFolder}/count.py', entry: 'count', args: "'berry', 'r'", stopOnEntry: true }] },
+    {
+      version: '0.2.0',
+      configurations: [
+        { type: 'neural-python', request: 'launch', name: 'Neural debug: count', program: '${workspaceFolder}/count.py', entry: 'count', args: "'berry', 'r'", stopOnEntry: true },
+        { type: 'neural-python', request: 'launch', name: LONG_CONFIG, program: `\${workspaceFolder}/${LONG_FILE}`, entry: 'summarize', args: "['Banana', 'kiwi']", stopOnEntry: true },
+      ],
+    },
     null,
     2,
   ),
@@ -257,6 +271,63 @@ async function run(page) {
   ).catch(() => undefined);
   check('the language server runs (ndb lsp --stdio from the vsix)', extLog.includes('language server: started'));
   check('the debug state goes to the language server after each stop, null at the end', /ndb\/debugState: count:\d+, \d+ locals/.test(extLog) && extLog.includes('ndb/debugState: null'), (extLog.match(/ndb\/debugState: .*/g) ?? []).slice(-3).join(' | '));
+
+  await longFile(page, { shot, stack, varRows, lineOf });
+}
+
+/**
+ * A 1,064-line file: open it, pick its configuration in the Run and Debug view, F5 on
+ * summarize (line 1039). The stop is on a line of the file near the def (the file's own
+ * number), the Call Stack names summarize, the Variables view has rows.
+ * @param {import('playwright-core').Page} page
+ */
+async function longFile(page, { shot, stack, varRows, lineOf }) {
+  const t0 = Date.now();
+  // One editor group again (the predicted trace opened a second one), then the file.
+  await runCommand(page, 'Close All Editor Groups');
+  await page.locator('.editor-instance .monaco-editor').first().waitFor({ state: 'detached', timeout: 5_000 }).catch(() => undefined);
+  await page.keyboard.press('Control+P');
+  await page.locator('.quick-input-widget input').fill(LONG_FILE);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: LONG_FILE }).first().waitFor();
+  await page.keyboard.press('Enter');
+  const line = (text) => page.locator('.editor-instance .monaco-editor .view-line', { hasText: text }).first();
+  await line('A 1,000-line module').waitFor();
+
+  // The Run and Debug view's configuration drop-down (a <select> under VS Code's own list).
+  const select = page.locator('.start-debug-action-item select').first();
+  if (!(await select.isVisible())) await page.keyboard.press('Control+Shift+D');
+  await select.waitFor();
+  const index = await select.locator('option').evaluateAll((options, name) => options.findIndex((o) => (o.textContent ?? '').startsWith(name)), LONG_CONFIG);
+  await select.selectOption({ index });
+  // The status bar names the selected configuration: then F5 debugs it.
+  const picked = await page
+    .locator('.statusbar-item', { hasText: LONG_CONFIG })
+    .first()
+    .waitFor({ timeout: 5_000 })
+    .then(() => true)
+    .catch(() => false);
+  await line('A 1,000-line module').click();
+  if (picked) await page.keyboard.press('F5');
+  else {
+    log('the drop-down did not select the configuration: Debug: Select and Start Debugging instead');
+    await runCommand(page, 'Debug: Select and Start Debugging');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: LONG_CONFIG }).first().click();
+  }
+  await page.locator('.debug-toolbar').waitFor();
+  await stack.filter({ hasText: 'summarize' }).first().waitFor();
+  await varRows.first().waitFor();
+  await line('def summarize(words):').waitFor();
+  await page.waitForTimeout(300);
+  const top = await topFrame(stack);
+  await shot('10-long-file-stopped');
+  log(`long file: ${top} (${Date.now() - t0} ms from opening it)`);
+  check(`the long file (${LONG_LINES.length} lines) has the entry past line 600`, LONG_LINES.length >= 1000 && LONG_ENTRY_LINE > 600, `summarize at line ${LONG_ENTRY_LINE}`);
+  check('the Run and Debug view selects the long file\'s configuration (the status bar names it)', picked);
+  check("F5 on the long file stops in summarize near its def, on the file's own line", /summarize/.test(top) && lineOf(top) >= LONG_ENTRY_LINE && lineOf(top) <= LONG_ENTRY_LINE + 3, top);
+  const vars = await rowTexts(varRows);
+  check('the long file: the Variables view has rows', vars.length > 0, vars.join(' | '));
+  await page.keyboard.press('Shift+F5');
+  await page.locator('.debug-toolbar').waitFor({ state: 'hidden' }).catch(() => undefined);
 }
 
 function findFiles(dir, keep) {
