@@ -24,12 +24,12 @@ export const EVAL_USAGE = `  ndb eval make-heldout (--data DATASET_DIR | --real)
       Next-state prediction on real runs of the held-out programs, per action and per
       component, for the model and the baseline (same locals, next line).
   ndb eval cruxeval --task output|input [--data FILE.jsonl] [--limit N] [--json] [--model DIR]
-                    [--method breakpoint|step_return] [--precision fp32|int8]
+                    [--method breakpoint|step_return] [--precision fp32|int8] [--samples N]
       CruxEval's protocol with the neural debugger, checked by real Python; pass@1 for the
       model and a trivial baseline, and its calibration. --data defaults to
       evaluation/heldout.jsonl (evaluation/heldout-real.jsonl: real code), --method to
       breakpoint (the better output method), --model to models/default, --precision to fp32
-      (int8: the model folder's int8 file).
+      (int8: the model folder's int8 file); --samples N votes over N sampled frames per jump.
   ndb eval verify [--data FILE.jsonl] [--limit POOLS] [--k 4-8] [--cases N] [--seed S] [--json]
                   [--method breakpoint|step_return] [--model DIR] [--precision fp32|int8] [--samples N]
       The model as a verifier (ndb verify) on held-out HumanEval/MBPP problems: pools of the
@@ -125,6 +125,7 @@ async function cruxevalCommand(argv: string[], usage: UsageErrorFactory): Promis
       json: { type: 'boolean', default: false },
       model: { type: 'string' },
       precision: { type: 'string' },
+      samples: { type: 'string' },
     },
   });
   const task = values.task;
@@ -138,7 +139,8 @@ async function cruxevalCommand(argv: string[], usage: UsageErrorFactory): Promis
   try {
     const frames = await PartialFrameDecoder.load(model, dir);
     const bar = new ProgressBar(`cruxeval ${task}`, rows.length);
-    const report = await evaluateCruxEval(rows, model, frames, { task, method, onProgress: (done) => bar.update(done) });
+    const samples = limitOf(values.samples, usage);
+    const report = await evaluateCruxEval(rows, model, frames, { task, method, ...(samples === undefined ? {} : { samples }), onProgress: (done) => bar.update(done) });
     process.stdout.write(values.json ? JSON.stringify({ modelDir: dir, ...report }, null, 2) + '\n' : formatCruxEval(report));
   } finally {
     await model.release();

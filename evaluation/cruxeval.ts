@@ -158,8 +158,8 @@ export async function predictCall(p: NeuralPredictor, code: string, entry: Entry
   return runToEnd(p, [{ state: call, action: chosen.action }], chosen.prediction, predictOpts);
 }
 
-async function predictOutput(p: NeuralPredictor, row: HeldoutRow, shape: Shape, method: OutputMethod): Promise<Predicted> {
-  const outcome = await predictCall(p, row.code, { entry: 'f', args: row.input }, { method, returns: shape.returns });
+async function predictOutput(p: NeuralPredictor, row: HeldoutRow, shape: Shape, method: OutputMethod, samples?: number): Promise<Predicted> {
+  const outcome = await predictCall(p, row.code, { entry: 'f', args: row.input }, { method, returns: shape.returns, ...(samples === undefined ? {} : { samples }) });
   if (outcome.kind === 'raised') throw new NoPrediction(`the model predicted exit error ${outcome.exception}`);
   return { text: outcome.value, confidence: outcome.confidence };
 }
@@ -184,7 +184,7 @@ function argumentList(locals: Readonly<Record<string, string>>, params: Shape['p
     .join(', ');
 }
 
-async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape): Promise<Predicted> {
+async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape, samples?: number): Promise<Predicted> {
   // The program only: the arguments are what is asked.
   await p.start(row.code, null);
   const lines = sourceLines(row.code);
@@ -201,7 +201,7 @@ async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row
     }
   }
   if (!best) throw failure;
-  const call = await p.predict([{ state: best.state }], { kind: 'inv_step_call' });
+  const call = await p.predict([{ state: best.state }], { kind: 'inv_step_call' }, samples === undefined ? {} : { samples });
   if (call.kind !== 'state' || call.state.event !== 'call' || call.state.stack.length !== 1) {
     throw new NoPrediction(`inv_step_call from f's return did not give f's call (${call.kind === 'state' ? call.state.event : `exit ${call.exit.kind}`})`);
   }
@@ -214,6 +214,8 @@ async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row
 export interface EvaluateCruxOptions {
   task: CruxTask;
   method?: OutputMethod;
+  /** Frames sampled and voted on for each jump (the output's run to f's return, the input's inv_step_call); default greedy. */
+  samples?: number;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -228,7 +230,7 @@ export async function evaluateCruxEval(rows: readonly HeldoutRow[], p: NeuralPre
     const shape = shapes[i]!;
     try {
       if (!shape.ok) throw new NoPrediction(`cannot read f: ${shape.error}`);
-      const predicted = opts.task === 'output' ? await predictOutput(p, row, shape, method) : await predictInput(p, frames, row, shape);
+      const predicted = opts.task === 'output' ? await predictOutput(p, row, shape, method, opts.samples) : await predictInput(p, frames, row, shape, opts.samples);
       model.push({ prediction: predicted.text, passed: false, confidence: predicted.confidence });
     } catch (err) {
       if (failureKind(err) === 'internal') internalErrors.push({ id: row.id, message: describeError(err) });
