@@ -32,6 +32,8 @@ export const REQUEST_ARGUMENTS: Record<string, z.ZodTypeAny> = {
     pathFormat: z.string().optional(),
     supportsProgressReporting: z.boolean().optional(),
     supportsInvalidatedEvent: z.boolean().optional(),
+    /** ndb's own: send ndb's custom events (`ndb/stats`) to this client. */
+    ndbEvents: z.boolean().optional(),
   }),
   launch: obj({ token: z.string().optional() }),
   attach: optional({ token: z.string().optional() }),

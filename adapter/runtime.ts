@@ -92,6 +92,8 @@ export interface StopEvent {
   prefetched?: boolean;
   /** The prediction behind a new stop or end (its work, whether done now or in the background). */
   stats?: PredictionStats;
+  /** A move forward from the predicted end: past it (the REPL shows the end again; a DAP session ends). */
+  pastEnd?: boolean;
 }
 
 /** A background guess: `start` when it begins, `end` when it is stored (`ok`: not failed). */
@@ -304,7 +306,7 @@ export class NeuralRuntime extends EventEmitter {
   until(line?: number): Promise<StopEvent> {
     this.cancelled = false;
     return this.exclusive(async () => {
-      if (this.timeline.atEnd) return this.emitStop(this.endEvent());
+      if (this.timeline.atEnd) return this.emitStop(this.pastEndEvent());
       if (line !== undefined) {
         this.checkLine(line);
         return this.emitStop(await this.move(this.breakpointAction(line), 'breakpoint'));
@@ -315,12 +317,12 @@ export class NeuralRuntime extends EventEmitter {
   }
 
   private async stepOnce(action: ForwardAction): Promise<StopEvent> {
-    if (this.timeline.atEnd) return this.emitStop(this.endEvent());
+    if (this.timeline.atEnd) return this.emitStop(this.pastEndEvent());
     return this.emitStop(await this.move(action, 'step'));
   }
 
   private async continueRun(): Promise<StopEvent> {
-    if (this.timeline.atEnd) return this.emitStop(this.endEvent());
+    if (this.timeline.atEnd) return this.emitStop(this.pastEndEvent());
     const lines = [...this.breakpointLines].sort((a, b) => a - b);
     // No breakpoint: the model predicts the end directly. One: the model jumps to it (the
     // breakpoint action it was trained on). Several: which comes first is the run's order,
@@ -636,6 +638,10 @@ export class NeuralRuntime extends EventEmitter {
 
   private emitStop(event: StopEvent): StopEvent {
     const v = this.verification();
+  private pastEndEvent(): StopEvent {
+    return { ...this.endEvent(), pastEnd: true };
+  }
+
     if (v && v.kind !== 'unavailable' && !v.matches) this.emit('output', `verify: ${summarize(v)}\n`, 'console');
     this.emit('stopped', event);
     return event;

@@ -13,12 +13,13 @@
  * `stopped` event: a failed prediction can then still answer with an error, and the view
  * never shows a state the runtime does not hold. A long continue shows a cancellable
  * progress bar (`cancel`, or `pause`, stops it between two predictions). The predicted end
- * of the run stops at the last state, its value in the Debug Console and in an "End of the
- * run" scope; stepping back from there works as anywhere else.
+ * of the run stops at the last state, its value in the stop's description, in the output
+ * (`stdout`: every client shows it) and in an "End of the run" scope; stepping back from
+ * there works as anywhere else, and a move forward ends the session (`exited`, `terminated`).
  */
 import { timingSafeEqual } from 'node:crypto';
 import { basename, resolve } from 'node:path';
-import { BreakpointEvent, DebugSession, Event, InitializedEvent, InvalidatedEvent, OutputEvent, ProgressEndEvent, ProgressStartEvent, ProgressUpdateEvent, Response, Source, StoppedEvent, TerminatedEvent, Thread } from '@vscode/debugadapter';
+import { BreakpointEvent, DebugSession, Event, ExitedEvent, InitializedEvent, InvalidatedEvent, OutputEvent, ProgressEndEvent, ProgressStartEvent, ProgressUpdateEvent, Response, Source, StoppedEvent, TerminatedEvent, Thread } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { z } from 'zod';
 import { EntryError } from '../model-client/entry-state.js';
@@ -38,12 +39,43 @@ import { checkArguments, checkMessage } from './requests.js';
 import type { RequestHint } from './transport.js';
 import { provenanceLabel, VariablesView } from './variables-view.js';
 
+/**
+ * `args`: one string of Python literals, or a debugpy-style list of strings, each one Python
+ * literal, joined as the call's arguments (`["'berry'", "'r'"]` is `'berry', 'r'`). Whether
+ * each is a literal is checked where the call is bound (model-client/entry-state.ts); a
+ * command-line flag is refused here, since nothing runs the program to read it.
+ */
+const ArgsSchema = z.unknown().transform((value, ctx): string => {
+  const shape = `args must be one string of Python literals ("'berry', 'r'") or a list of them (["'berry'", "'r'"])`;
+  if (typeof value === 'string') return value;
+  if (!Array.isArray(value)) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: `${shape}, not ${value === null ? 'null' : typeof value}` });
+    return z.NEVER;
+  }
+  value.forEach((item, i) => {
+    if (typeof item !== 'string') {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: [i], message: `must be a string holding one Python literal (e.g. "'berry'" or "3"), not ${item === null ? 'null' : Array.isArray(item) ? 'a list' : typeof item} ${JSON.stringify(item)}` });
+    } else if (item.trim() === '') {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: [i], message: 'is empty: each item is one Python literal' });
+    } else if (/^--?[A-Za-z]/.test(item.trim())) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: [i], message: `${JSON.stringify(item)} looks like a command-line flag: ndb's args are the entry function's arguments as Python literals (nothing runs the program, so there is no sys.argv)` });
+    }
+  });
+  return value.map((item) => String(item).trim()).join(', ');
+});
+
 /** The launch configuration (a launch.json entry of type `neural-python`). */
 const LaunchArgsSchema = z
   .object({
     program: z.string({ required_error: 'program is required: the Python file to debug' }).min(1, 'program is empty'),
+    /** The folder a relative `program` (and `model`) is read from; default: the adapter's. */
+    cwd: z.string({ invalid_type_error: 'cwd must be a folder path (a string)' }).min(1, 'cwd is empty').optional(),
+    /** Accepted from Python configurations and ignored (with a note): nothing runs the program. */
+    env: z.record(z.unknown(), { invalid_type_error: 'env must be an object of variables' }).optional(),
+    /** Send ndb's own events (`ndb/stats`); ndb's VS Code extension asks for them. */
+    ndbEvents: z.boolean().optional(),
     entry: z.string().min(1).optional(),
-    args: z.string({ invalid_type_error: `args must be one string of Python literals, e.g. "'berry', 'r'"` }).optional(),
+    args: ArgsSchema.optional(),
     inferArgs: z.boolean().optional(),
     model: z.string().min(1).optional(),
     device: z.enum(['cpu', 'cuda']).optional(),
@@ -74,6 +106,13 @@ const THREAD_ID = 1;
 const FRAME_ID_BASE = 1;
 /** How long launch waits for configurationDone before it starts anyway (a client that never sends it). */
 const CONFIGURATION_TIMEOUT_MS = 10_000;
+
+/**
+ * The output category of what the user must see (the predicted end, notes on the launch
+ * configuration): VS Code, nvim-dap and dap-mode all show `stdout` (dap-mode shows only
+ * stdout and stderr by default, and VS Code only shows `important` as it does console).
+ */
+const SHOWN = 'stdout';
 
 const ERROR_USER = 1001;
 const ERROR_INTERNAL = 1002;
@@ -119,6 +158,8 @@ export class NeuralDebugSession extends DebugSession {
   private launched = deferred<void>();
   private clientShowsProgress = false;
   private clientHandlesInvalidated = false;
+  /** The client asked for ndb's own events (`ndbEvents` in initialize or launch). */
+  private clientWantsNdbEvents = false;
   private progressId: string | null = null;
   private progressCount = 0;
   /** The model and device of the last launch, for the `ndb/stats` event and `ndb/predictInputs`. */
@@ -220,6 +261,7 @@ export class NeuralDebugSession extends DebugSession {
   protected override initializeRequest(response: DebugProtocol.InitializeResponse, args: DebugProtocol.InitializeRequestArguments): void {
     this.clientShowsProgress = args.supportsProgressReporting === true;
     this.clientHandlesInvalidated = args.supportsInvalidatedEvent === true;
+    this.clientWantsNdbEvents = (args as { ndbEvents?: unknown }).ndbEvents === true;
     response.body = {
       supportsConfigurationDoneRequest: true,
       supportsStepBack: true,
@@ -260,6 +302,8 @@ export class NeuralDebugSession extends DebugSession {
   private async prepareLaunch(raw: unknown): Promise<{ runtime: NeuralRuntime; options: LaunchOptions }> {
     try {
       const args = parseLaunchArgs(raw);
+      if (args.ndbEvents) this.clientWantsNdbEvents = true;
+      if (args.env !== undefined) this.sendEvent(new OutputEvent('ndb: env is ignored: nothing runs the program, so no environment reaches it (the model predicts from the source)\n', SHOWN));
       const runtime = await this.newRuntime(await this.predictorFor(args));
       const dir = args.model ? resolve(args.model) : defaultModelDir();
       this.launchedModel = { dir, label: args.model ? basename(dir) : 'default', device: args.device ?? 'cpu', predictor: this.predictorFor(args) };
@@ -386,19 +430,30 @@ export class NeuralDebugSession extends DebugSession {
     });
   }
 
-  /** A request that moves: answer once the runtime has moved, then report where it stopped. */
+  /**
+   * A request that moves: answer once the runtime has moved, then report where it stopped.
+   * A move forward from the predicted end goes past it: the run is over, as at a real end
+   * (debugpy's order): the response, `exited` (0; 1 for an uncaught exception or a run that
+   * did not end), then `terminated`. A client that stays connected can still step back.
+   */
   private move(response: DebugProtocol.Response, command: (rt: NeuralRuntime) => Promise<StopEvent>): void {
     void this.handle(response, async () => {
-      const event = await command(this.requireRuntime());
+      const runtime = this.requireRuntime();
+      const event = await command(runtime);
       this.sendResponse(response);
+      if (event.pastEnd) {
+        this.sendEvent(new ExitedEvent(runtime.ended?.exit.kind === 'normal' ? 0 : 1));
+        this.sendEvent(new TerminatedEvent());
+        return;
+      }
       this.reportStop(event);
     });
   }
 
   private reportStop(event: StopEvent): void {
     this.view?.reset();
-    // The end has no line of its own to show its value at: the Debug Console says it.
-    if (event.reason === 'end' && event.description) this.sendEvent(new OutputEvent(`${event.description}\n`, 'console'));
+    // The end has no line of its own to show its value at: the output says it, where every client shows it.
+    if (event.reason === 'end' && event.description) this.sendEvent(new OutputEvent(`ndb: ${event.description} (nothing ran). Continue ends the session; step back goes on.\n`, SHOWN));
     const stopped: DebugProtocol.StoppedEvent = new StoppedEvent(this.stopReason(event), THREAD_ID);
     // A state shown again from the timeline is not a new guess; say so where nothing else is said.
     const description = event.description ?? (event.replayed ? 'replayed: predicted before' : undefined);
@@ -640,7 +695,8 @@ export class NeuralDebugSession extends DebugSession {
   /** `ndb/stats` after each stop: the model, the device, and how long the stop's prediction took (null: replayed or known). */
   private sendStats(event: StopEvent): void {
     const m = this.launchedModel;
-    if (!m) return;
+    // Only to clients that asked: others log each unknown event ("No message handler for ndb/stats").
+    if (!m || !this.clientWantsNdbEvents) return;
     this.sendEvent(new Event('ndb/stats', { model: m.label, device: m.device, milliseconds: event.stats?.milliseconds ?? null, ...(event.prefetched ? { prefetched: true } : {}), ...(event.replayed ? { replayed: true } : {}) }));
   }
 
@@ -685,7 +741,12 @@ export class NeuralDebugSession extends DebugSession {
 
 function parseLaunchArgs(raw: unknown): LaunchArgs {
   const parsed = LaunchArgsSchema.safeParse(raw);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    // Relative paths are the launch configuration's cwd's (as debugpy reads them).
+    const cwd = resolve(parsed.data.cwd ?? '.');
+    const { program, model } = parsed.data;
+    return { ...parsed.data, program: resolve(cwd, program), ...(model === undefined ? {} : { model: resolve(cwd, model) }) };
+  }
   const problems = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message));
   throw new LaunchArgsError(`launch configuration: ${problems.join('; ')}`);
 }

@@ -69,6 +69,8 @@ interface Session {
   dc: DebugClient;
   output: string[];
   progress: string[];
+  /** The bodies of the `ndb/stats` events (sent only to a client that asks). */
+  stats: Record<string, unknown>[];
 }
 
 /** initialize (with progress bars), the breakpoints once `initialized` comes, configurationDone, launch. */
@@ -76,7 +78,9 @@ async function launch(launchArgs: Record<string, unknown>, breakpoints: number[]
   const dc = await startClient();
   const output: string[] = [];
   const progress: string[] = [];
+  const stats: Record<string, unknown>[] = [];
   dc.on('output', (e: DebugProtocol.OutputEvent) => output.push(e.body.output));
+  dc.on('ndb/stats', (e: DebugProtocol.Event) => stats.push(e.body as Record<string, unknown>));
   dc.on('progressStart', (e: DebugProtocol.ProgressStartEvent) => progress.push(e.body.title));
   // Listening first: `initialized` follows the initialize response at once.
   const initialized = dc.waitForEvent('initialized');
@@ -89,7 +93,7 @@ async function launch(launchArgs: Record<string, unknown>, breakpoints: number[]
     await dc.configurationDoneRequest();
   });
   const [stop] = await Promise.all([dc.waitForEvent('stopped') as Promise<DebugProtocol.StoppedEvent>, dc.launchRequest(withModel(launchArgs)), configure]);
-  return { dc, output, progress, stop, bps };
+  return { dc, output, progress, stats, stop, bps };
 }
 
 /** Sends a moving request and returns the stop it reports (the response comes first, then the event). */
@@ -136,7 +140,7 @@ describe.skipIf(!HAS_MODEL || !BUILT)('ndb dap on the shipped model', () => {
   it(
     'a whole session on count.py: breakpoints, every kind of step, back, end, evaluate, setVariable, restart',
     async () => {
-      const { dc, output, progress, stop, bps } = await launch({ program: COUNT, entry: 'count', args: "'berry', 'r'" }, [8, 4]);
+      const { dc, output, progress, stats, stop, bps } = await launch({ program: COUNT, entry: 'count', args: "'berry', 'r'" }, [8, 4]);
       expect(progress).toContain('Loading the model');
       // One breakpoint on code, one on a blank line.
       expect(bps.map((b) => b.verified)).toEqual([true, false]);
@@ -182,9 +186,10 @@ describe.skipIf(!HAS_MODEL || !BUILT)('ndb dap on the shipped model', () => {
       const endScopes = await innermostVariables(dc);
       expect(endScopes.scopes[0]!.name).toBe('End of the run (predicted)');
       expect(endScopes.vars[0]!.length).toBe(1);
-      // Forward at the end reports the end again; back is still possible.
-      const again = await moved(dc, dc.nextRequest({ threadId: THREAD }));
-      expect(again.body.description).toBe(end.body.description);
+      // Forward past the end: the run is over (exited, terminated); a client that stays can still step back.
+      const over = Promise.all([dc.waitForEvent('exited'), dc.waitForEvent('terminated')]);
+      await dc.nextRequest({ threadId: THREAD });
+      await over;
       await moved(dc, dc.stepBackRequest({ threadId: THREAD }));
       expect((await innermostVariables(dc)).scopes.map((s) => s.name)).not.toContain('End of the run (predicted)');
 
@@ -216,6 +221,55 @@ describe.skipIf(!HAS_MODEL || !BUILT)('ndb dap on the shipped model', () => {
       expect(restarted.body.reason).toBe('entry');
       expect((await frames(dc)).map((f) => f.line)).toEqual([5]);
       expect((await innermostVariables(dc)).vars[0]!.find((v) => v.name === 's')?.value).toBe("'berry'");
+      // This client did not ask for ndb's own events: none came (dap-mode logs each one it gets).
+      expect(stats).toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'the end as clients know it: a stop saying the value, stdout, then exited and terminated past it; ndb/stats on request; cwd, args as a list, env',
+    async () => {
+      // What users copy from a debugpy configuration: cwd with a relative program, args as a list, env.
+      const { dc, output, stats, stop } = await launch({ program: 'count.py', cwd: join(ROOT, 'examples'), entry: 'count', args: ["'berry'", "'r'"], env: { PYTHONUNBUFFERED: '1' }, ndbEvents: true });
+      const events: { event: string; body: Record<string, unknown> }[] = [];
+      const categories: string[] = [];
+      dc.on('output', (e: DebugProtocol.OutputEvent) => categories.push(`${e.body.category}: ${e.body.output}`));
+      for (const name of ['exited', 'terminated', 'stopped']) dc.on(name, (e: DebugProtocol.Event) => events.push({ event: name, body: (e.body ?? {}) as Record<string, unknown> }));
+      expect(stop.body.reason).toBe('entry');
+      expect((await frames(dc)).map((f) => [f.name, f.line, f.source?.path])).toEqual([['count', 5, COUNT]]);
+      expect((await innermostVariables(dc)).vars[0]!.map((v) => [v.name, v.value])).toEqual([
+        ['s', "'berry'"],
+        ['t', "'r'"],
+      ]);
+      expect(output.join('')).toMatch(/ndb: env is ignored: nothing runs the program/);
+
+      // Continue (no breakpoints) to the predicted end; the model may land on states first.
+      let end = await moved(dc, dc.continueRequest({ threadId: THREAD }));
+      let stops = 2;
+      for (let i = 0; i < 8 && !end.body.description?.includes('predicted end'); i++, stops++) end = await moved(dc, dc.continueRequest({ threadId: THREAD }));
+      expect(end.body.description).toMatch(/^predicted end of the run: (returned|raised|did not end)/);
+      const how = /^predicted end of the run: (returned|raised|did not end)/.exec(end.body.description!)![1];
+      expect(end.body.reason).toBe(how === 'raised' ? 'exception' : 'step');
+      // The end's message in stdout, which VS Code, nvim-dap and dap-mode all show.
+      expect(categories.some((c) => c.startsWith(`stdout: ndb: ${end.body.description}`))).toBe(true);
+      // This client asked for ndb's events: one after every stop (a request's answer comes after them).
+      await expectAlive(dc);
+      expect(stats.length).toBe(stops);
+      expect(stats[0]).toMatchObject({ model: expect.any(String), device: 'cpu' });
+
+      // Past the end: exited (0 for a return, 1 for an exception or no end), then terminated, and no stop.
+      events.length = 0;
+      const terminated = dc.waitForEvent('terminated');
+      await dc.continueRequest({ threadId: THREAD });
+      await terminated;
+      expect(events.map((e) => e.event)).toEqual(['exited', 'terminated']);
+      expect(events[0]!.body.exitCode).toBe(how === 'returned' ? 0 : 1);
+
+      // Time travel still works for a client that stays: back from the end.
+      const back = await moved(dc, dc.stepBackRequest({ threadId: THREAD }));
+      expect(back.body.reason).toBe('step');
+      expectFramesSound(await frames(dc), COUNT, COUNT_LINES);
     },
     TEST_TIMEOUT_MS,
   );
@@ -365,6 +419,11 @@ describe.skipIf(!HAS_MODEL || !BUILT)('ndb dap on the shipped model', () => {
         [{ program: long, entry: 'f', args: '1' }, /^the program is too long for the model, even cut to f's scope: f alone takes \d+ tokens \(with all it reaches, \d+\), more than the 576 the model has for the program/],
         [{ program: COUNT, entry: 'count', args: "'b', 'b'", samples: 'three' }, /launch configuration: samples: /],
         [{ entry: 'count', args: "'b', 'b'" }, /launch configuration: program: program is required/],
+        [{ program: COUNT, entry: 'count', args: ["'b'", 2] }, /launch configuration: args\.1: must be a string holding one Python literal .*not number 2/],
+        [{ program: COUNT, entry: 'count', args: ['--verbose', "'b'"] }, /launch configuration: args\.0: "--verbose" looks like a command-line flag/],
+        [{ program: COUNT, entry: 'count', args: { s: "'b'" } }, /launch configuration: args: args must be one string of Python literals .* or a list of them/],
+        [{ program: COUNT, entry: 'count', args: ["'b'", 'os.getcwd()'] }, /argument 2 is not a Python literal: os\.getcwd\(\)/],
+        [{ program: 'count.py', cwd: join(ROOT, 'data-pipeline'), entry: 'count', args: "'b', 'b'" }, /cannot read the program .*data-pipeline\/count\.py/],
       ];
       for (const [args, message] of bad) {
         await expectError(dc.launchRequest('model' in args ? (args as DebugProtocol.LaunchRequestArguments) : withModel(args)), message);

@@ -36,9 +36,13 @@ export class NeuralConfigurationProvider implements vscode.DebugConfigurationPro
     return config;
   }
 
-  /** The `ndb.*` settings for what the configuration leaves out (after ${file} and the like are substituted). */
+  /**
+   * The `ndb.*` settings for what the configuration leaves out (after ${file} and the like are
+   * substituted), and `ndbEvents`: this extension reads the adapter's `ndb/stats` events (the
+   * status bar), which the adapter sends only to clients that ask.
+   */
   resolveDebugConfigurationWithSubstitutedVariables(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration {
-    return withSettings(config, vscode.workspace.getConfiguration('ndb', folder?.uri));
+    return { ...withSettings(config, vscode.workspace.getConfiguration('ndb', folder?.uri)), ndbEvents: true };
   }
 
   /** A configuration for the editor's file: the function under the cursor (or one picked), its arguments asked. */
