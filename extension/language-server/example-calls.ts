@@ -1,9 +1,12 @@
 /**
  * Example calls in a Python file: the calls the language server predicts runs for.
  *
- * Two spellings name one:
+ * Three spellings name one:
  *   a doctest line      `>>> count('berry', 'r')`   (in a docstring)
  *   a comment           `# ndb: count('berry', 'r')` (anywhere in the file)
+ *   an assert line      `assert count('berry', 'r') == 1` (the call first; also `assert
+ *                       CALL` and `assert not CALL`), whose predicted verdict
+ *                       verdict-hints.ts shows
  * Either must call a top-level function of the file with Python literals as its arguments:
  * the model predicts a run from the program text and the arguments' values, so an argument
  * that needs code to run has no value to give it.
@@ -27,7 +30,7 @@ export interface ExampleCall {
   /** 0-based column range of `entry(args)` on that line. */
   start: number;
   end: number;
-  kind: 'doctest' | 'comment';
+  kind: 'doctest' | 'comment' | 'assert';
 }
 
 /** An example call that cannot be predicted, and why (an information diagnostic). */
@@ -46,6 +49,7 @@ export interface ExampleCalls {
 
 const COMMENT = /#\s*ndb:\s*(.*?)\s*$/;
 const DOCTEST = /^(\s*)>>>\s+(.*?)\s*$/;
+const ASSERT = /^(\s*assert\s+(?:not\s+)?)(.*?)\s*$/;
 const CALL_HEAD = /^([A-Za-z_][A-Za-z0-9_.]*)\s*\(/;
 
 /**
@@ -62,7 +66,8 @@ export function findExampleCalls(text: string, functions: readonly FunctionInfo[
     if (!found) return;
     const { kind, body, column } = found;
     const head = CALL_HEAD.exec(body);
-    const parsed = head ? splitCall(body, head[0].length) : null;
+    // An assert goes on after its call (`== EXPECTED`); the other spellings are the call alone.
+    const parsed = head ? splitCall(body, head[0].length, kind === 'assert') : null;
     const span = { line, start: column, end: column + body.length, text: body };
     if (!head || !parsed) {
       // A doctest line is often no call at all (`>>> x = 3`); only the comment promises one.
@@ -78,6 +83,8 @@ export function findExampleCalls(text: string, functions: readonly FunctionInfo[
     const call = { ...span, end: column + parsed.length, text: body.slice(0, parsed.length) };
     const problem = literalProblem(parsed.args);
     if (problem) {
+      // An assert with names in its call is the program's own check, not a test case: no note.
+      if (kind === 'assert') return;
       skipped.push({ ...call, reason: `${problem}: ndb predicts a run only from Python literals (nothing is executed to compute an argument)` });
       return;
     }
@@ -96,6 +103,8 @@ function scanLine(lineText: string): { kind: ExampleCall['kind']; body: string; 
     const body = doctest[2]!;
     return { kind: 'doctest', body, column: lineText.indexOf(body, doctest[1]!.length + 3) };
   }
+  const assertion = ASSERT.exec(lineText);
+  if (assertion) return { kind: 'assert', body: assertion[2]!, column: assertion[1]!.length };
   const comment = COMMENT.exec(lineText);
   if (comment && !insideString(lineText, comment.index)) {
     const body = comment[1]!;
@@ -120,9 +129,9 @@ function insideString(lineText: string, at: number): boolean {
 /**
  * `body` from the `(` that ends at `open` to its matching `)`: the arguments and the length
  * of the call text. Null when the parentheses do not close on this line or text follows
- * the call (other than a comment): then the line is not a plain call.
+ * the call (other than a comment, or anything with `rest`): then the line is not a plain call.
  */
-function splitCall(body: string, open: number): { args: string; length: number } | null {
+function splitCall(body: string, open: number, rest = false): { args: string; length: number } | null {
   let depth = 1;
   let quote: string | null = null;
   for (let i = open; i < body.length; i++) {
@@ -141,8 +150,8 @@ function splitCall(body: string, open: number): { args: string; length: number }
     else if (c === ')' || c === ']' || c === '}') {
       depth--;
       if (depth === 0) {
-        const rest = body.slice(i + 1).trim();
-        if (rest !== '' && !rest.startsWith('#')) return null;
+        const after = body.slice(i + 1).trim();
+        if (!rest && after !== '' && !after.startsWith('#')) return null;
         return { args: body.slice(open, i).trim(), length: i + 1 };
       }
     }

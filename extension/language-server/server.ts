@@ -3,7 +3,8 @@
  *
  * For each example call of an open Python file (example-calls.ts), the model predicts the
  * run in a worker thread (prediction-worker.ts); the server turns the runs into hovers
- * (hover.ts), inlay hints (inlay-hints.ts) and warnings about predicted exceptions
+ * (hover.ts), inlay hints (inlay-hints.ts; an assert's or doctest's predicted verdict:
+ * verdict-hints.ts) and warnings about predicted exceptions
  * (diagnostics.ts). During a neural debug session the editor sends `ndb/debugState`
  * (protocol.ts) and hovers show the session's stop instead (session-state.ts).
  *
@@ -31,6 +32,7 @@ import { exceptionDiagnostic, lineRange, skippedDiagnostic } from './diagnostics
 import { type DocumentPredictions, Predictions, type Slot } from './document-predictions.js';
 import { exampleHover, wordAt } from './hover.js';
 import { inlayHints } from './inlay-hints.js';
+import { verdictHints } from './verdict-hints.js';
 import { PredictionClient } from './prediction-client.js';
 import { DEBUG_STATE_NOTIFICATION, type DebugStateParams, PREDICTION_STATUS_NOTIFICATION, type PredictionStatusParams } from './protocol.js';
 import { DebugSessions, sessionHover } from './session-state.js';
@@ -184,7 +186,9 @@ export function startLanguageServer(options: ServerOptions): Connection {
     if (!doc) return [];
     // Only finished runs: the hints of a run in progress would flicker; a refresh follows each run.
     const runs = doc.slots.filter((s) => s.outcome?.kind === 'done').map((s) => s.run);
-    return inlayHints(runs, doc.lines, params.range, doc.info?.kind === 'ok' ? new Set(doc.info.executableLines) : undefined);
+    const hints = inlayHints(runs, doc.lines, params.range, doc.info?.kind === 'ok' ? new Set(doc.info.executableLines) : undefined);
+    // The predicted verdict of each assert line and doctest example (verdict-hints.ts).
+    return [...hints, ...(await verdictHints(doc, params.range))].sort((x, y) => x.position.line - y.position.line);
   });
 
   connection.onNotification(DEBUG_STATE_NOTIFICATION, (params: DebugStateParams | undefined) => sessions.update(params));
