@@ -35,7 +35,10 @@
  * costs the next passes). Per configuration: time to the first stop (cold), peak RSS, the
  * longest event-loop delay in the adapter during the steps (bench/event-loop.ts), failed key
  * presses; whether ours and the all-off baseline showed the same
- * stops (they must), and how far generate's agree with ours (informational). Then, unless
+ * stops (they must), and how far generate's agree with ours (informational). Then one long
+ * run per configuration, ours and noprefetch (bench/long-run.ts: 40 presses on
+ * examples/orders.py, 24 with --quick; the median of presses 1-20 against 21-40, and the
+ * prompt tokens run per step in each half). Then, unless
  * --no-memory, the memory of one long session: `npm run bench:memory` (bench/memory.ts),
  * --memory-steps key presses (default 2,000; 200 with --quick) in a child process.
  * Timings are noisy on a shared machine: compare the ratios, which come from one run.
@@ -54,6 +57,7 @@ import type { MemoryResult } from './memory.js';
 import { type BenchAction, CONFIGS, type Config, runSession, type SessionResult, type StepSample } from './client.js';
 import { measureBandwidth } from './bandwidth.js';
 import { benchPrograms } from './programs.js';
+import { longRunLines, measureLongRun } from './long-run.js';
 import { balancedOrder, mean, percentile } from './stats.js';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -95,6 +99,8 @@ for (const [i, program] of programs.entries()) {
 // in a tight loop). The difference to noprefetch is the CPU waking up, not ndb.
 const warmSessions: SessionResult[] = [];
 for (const program of programs) warmSessions.push(await runSession(ROOT, program, 'noprefetch', plan, 0));
+// A long run (bench/long-run.ts): do presses 21-40 cost what presses 1-20 do, with and without prefetch?
+const longRun = await measureLongRun(ROOT, { presses: quick ? 24 : 40, thinkMs });
 // Bandwidth again at the end: the best of both (the floor is what the memory can do).
 const bandwidth = Math.max(bandwidthBefore, await bestBandwidth());
 const msPerPass = (weightBytes / bandwidth) * 1000;
@@ -245,6 +251,8 @@ const summary = {
   eventLoopDelay: perConfig(eventLoop),
   /** noprefetch again with no think time (a warm CPU), all steps. */
   warmNoprefetch: warm,
+  /** One long run per config (ours, noprefetch): the first half of the presses against the second (bench/long-run.ts). */
+  longRun,
   /** The floor's one-token-per-pass count is a step's chosen tokens: all-off's steps, whose passes they should equal. */
   floorPassesCheck: (() => {
     const offSteps = steps('baseline').filter((x) => x.passes !== undefined && x.sampled !== undefined);
@@ -291,6 +299,8 @@ const lines = [
   '',
   `nopf with no think time (the CPU still warm from the last key press), all steps: p50 ${f(warm.median, 1)} ms, p95 ${f(warm.p95)} ms (${warm.n} steps); median step ${x(warm.overFloorOnePerPass)} its 1 tok/pass floor`,
   `all-off's forward passes equal its chosen tokens (the 1 tok/pass floor's passes) in ${summary.floorPassesCheck.equal}/${summary.floorPassesCheck.steps} steps`,
+  '',
+  ...longRunLines(longRun),
   '',
   `first stop after launch (cold: process, model load, program prefill), median ms: ${CONFIGS.map((c) => `${c} ${f(summary.cold.median[c])}`).join(', ')}`,
   `peak RSS of the adapter, MiB: ${CONFIGS.map((c) => `${c} ${mib(summary.peakRssBytes[c])}`).join(', ')}`,

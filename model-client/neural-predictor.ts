@@ -12,7 +12,7 @@
 import type { TraceTokenizer } from '../data-pipeline/tokenizer.js';
 import { parseExitFrame, parseFrame } from '../grammar/parse.js';
 import { serializeContext, serializeExit, serializeFrame } from '../grammar/serialize.js';
-import type { Action, State } from '../grammar/state.js';
+import type { Action, State, Step } from '../grammar/state.js';
 import { TOKENS } from '../grammar/tokens.js';
 import { sourceLines } from '../tracer/run-tracer.js';
 import { CERTAIN_EXIT, CERTAIN_STATE, exitConfidence, stateConfidence } from './confidence.js';
@@ -26,7 +26,7 @@ import { KnownNames } from './json-constraint.js';
 import { PrefixCache } from './prefix-cache.js';
 import { type FunctionInfo, programInfo, type ProgramInfo } from './program-info.js';
 import { guessFrame } from './frame-guess.js';
-import { DEFAULT_MAX_PROMPT_STEPS, directionOf, historyText, windowStarts } from './prompt.js';
+import { DEFAULT_MAX_PROMPT_STEPS, directionOf, historyText, slideStarts, windowStarts } from './prompt.js';
 import { type HistoryEntry, historySteps, type PredictOptions, type Prediction, type Predictor, type StartOptions } from './predictor.js';
 import { ContextOverflowError, ModelSession, type SessionOptions } from './session.js';
 import { TokenTable } from './token-table.js';
@@ -113,6 +113,8 @@ export class NeuralPredictor implements Predictor {
   /** The file's own lines (states leave the predictor with the file's line numbers and text). */
   private fileLines: string[] = [];
   private readonly prefix: PrefixCache;
+  /** The last prediction's steps and state (the cut's lines) and where its window started, for catchUp. */
+  private upcoming: { steps: readonly Step[]; state: State; windowStart: number } | null = null;
 
   private constructor(
     readonly session: ModelSession,
@@ -142,6 +144,7 @@ export class NeuralPredictor implements Predictor {
     const passes = this.session.passes;
     this.cut = null;
     this.program = null;
+    this.upcoming = null;
     this.fileLines = sourceLines(file);
     let program = file;
     let contextIds = this.tokenizer.encode(serializeContext(program));
@@ -219,23 +222,49 @@ export class NeuralPredictor implements Predictor {
     const started = performance.now();
     const passes = this.session.passes;
     const steps = historySteps(history, action);
-    // The longest window of the history whose prompt leaves room for the frame.
-    let ids: number[] | undefined;
-    for (const start of windowStarts(steps, this.opts.maxPromptSteps ?? DEFAULT_MAX_PROMPT_STEPS)) {
-      const candidate = [...program.contextIds, ...this.tokenizer.encode(historyText(program.text, steps.slice(start)))];
-      if (candidate.length + this.frameReserve() <= this.session.maxPositions) {
-        ids = candidate;
-        break;
-      }
-    }
-    if (!ids) throw new ContextOverflowError(program.contextIds.length + this.frameReserve(), this.session.maxPositions);
+    const { ids, start: windowStart } = this.promptIds(steps);
     const prev = steps[steps.length - 1]!.state;
     const start = this.knownStart(prev, action);
     const given = start === null ? [] : this.tokenizer.encode(start);
-    const frame = guessFrame(directionOf(steps[steps.length - 1]!), steps, action, this.program!.info, this.program!.lines);
+    const frame = guessFrame(directionOf(steps[steps.length - 1]!), steps, action, program.info, program.lines);
     // A guess must agree with the start the action fixes; its first draft is what follows that.
     const guess = frame && (start === null || frame.start.startsWith(start)) ? { start: this.tokenizer.encode(frame.start.slice(start?.length ?? 0)), whole: this.tokenizer.encode(frame.whole) } : undefined;
-    return this.decode({ ids: [...ids, ...given], rules: this.rules(action, prev), prev, given, started, passes, prefilled: 0, ...(guess ? { guess } : {}) }, opts);
+    const prediction = await this.decode({ ids: [...ids, ...given], rules: this.rules(action, prev), prev, given, started, passes, prefilled: 0, ...(guess ? { guess } : {}) }, opts);
+    this.upcoming = prediction.kind === 'state' ? { steps, state: prediction.state, windowStart } : null;
+    return prediction;
+  }
+
+  /**
+   * The prompt: the program and the window of the history (prompt.ts) that leaves room for
+   * the frame. The run's window (windowStarts' first) when it fits, else a later start that
+   * slides in jumps of half the history's room (slideStarts), so that the start, and the
+   * cached prompt, stay put for many steps; else ever shorter windows (a frame too long for
+   * the jumps), down to the current state alone.
+   */
+  private promptIds(steps: readonly Step[]): { ids: number[]; start: number } {
+    const program = this.program!;
+    const room = this.session.maxPositions - this.frameReserve();
+    const prompt = (start: number) => [...program.contextIds, ...this.tokenizer.encode(historyText(program.text, steps.slice(start)))];
+    const [first, ...shorter] = windowStarts(steps, this.opts.maxPromptSteps ?? DEFAULT_MAX_PROMPT_STEPS);
+    const whole = prompt(first!);
+    if (whole.length <= room) return { ids: whole, start: first! };
+    const frameSep = this.tokenizer.tokenId(TOKENS.frameSep);
+    const frameStarts: number[] = [];
+    // The last <|frame_sep|> ends the prompt: the frame to predict, not a step.
+    for (let i = program.contextIds.length; i < whole.length - 1; i++) if (whole[i] === frameSep) frameStarts.push(i - program.contextIds.length);
+    const jump = Math.max(1, Math.floor((room - program.contextIds.length) / 2));
+    let tried = first!;
+    for (const start of slideStarts(frameStarts, jump).map((k) => first! + k)) {
+      const ids = prompt(start);
+      if (ids.length <= room) return { ids, start };
+      tried = start;
+    }
+    for (const start of shorter) {
+      if (start <= tried) continue;
+      const ids = prompt(start);
+      if (ids.length <= room) return { ids, start };
+    }
+    throw new ContextOverflowError(program.contextIds.length + this.frameReserve(), this.session.maxPositions);
   }
 
   /**
@@ -349,7 +378,34 @@ export class NeuralPredictor implements Predictor {
     return { frame, prediction, key, logprob };
   }
 
-  catchUp(): Promise<void> {
+  /**
+   * While the user looks at a stop: the last frame's unrun tokens (PrefixCache.catchUp); or,
+   * when the next prompt's window will start later than this one's (the history outgrew the
+   * context, slideStarts), that slid prompt up to the new frame's `<|action_sep|>`, so that
+   * the key press after it runs only its action, not the whole rebuilt history. The next
+   * action is taken to be a step over for choosing the window (its few tokens rarely change
+   * the choice; where they do, the press rebuilds, as without this).
+   */
+  async catchUp(): Promise<void> {
+    const upcoming = this.upcoming;
+    this.upcoming = null;
+    if (upcoming && this.program && this.prefix.reusing) {
+      let next: { ids: number[]; start: number } | undefined;
+      try {
+        next = this.promptIds([...upcoming.steps, { state: upcoming.state, action: { kind: 'step_over' } }]);
+      } catch (err) {
+        // The next press says so itself; nothing to prepare.
+        if (!(err instanceof ContextOverflowError)) throw err;
+      }
+      if (next && next.start !== upcoming.windowStart) {
+        const actionSep = this.tokenizer.tokenId(TOKENS.actionSep);
+        const end = next.ids.lastIndexOf(actionSep);
+        if (end > 0) {
+          await this.prefix.prompt(next.ids.slice(0, end + 1));
+          return;
+        }
+      }
+    }
     return this.prefix.catchUp();
   }
 

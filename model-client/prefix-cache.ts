@@ -43,6 +43,11 @@ export class PrefixCache {
     private readonly reuse = true,
   ) {}
 
+  /** Whether prompts reuse the cache (false: the benchmark's baseline, every prompt from its first token). */
+  get reusing(): boolean {
+    return this.reuse;
+  }
+
   /** The cache and next-token logits after exactly `ids`. */
   async prompt(ids: readonly number[]): Promise<PrefilledPrompt> {
     const { cache: past, unfed, prefilled } = this.unfed(ids);

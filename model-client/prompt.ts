@@ -10,7 +10,8 @@
  * random state, so a first frame written in full is nothing new to the model). Training
  * trajectories hold at most 48 states; a longer run keeps its latest ones, the window
  * moving forward half a window at a time so that the cached prompt stays valid for many
- * steps in between.
+ * steps in between. A window whose prompt does not fit the context slides the same way, by
+ * tokens (slideStarts): half the history's room at a time, not one step a press.
  */
 import { serializeContext, serializeTrajectory } from '../grammar/serialize.js';
 import { type Direction, isForwardAction, type Step } from '../grammar/state.js';
@@ -40,6 +41,27 @@ export function windowStarts(steps: readonly Step[], maxSteps = DEFAULT_MAX_PROM
     starts.push(Math.min(start, end - 1));
   }
   return starts;
+}
+
+/**
+ * Where a window may start when its prompt, written from its first step, does not fit the
+ * context, best first (indices into the window's steps): the first step at least `jump`
+ * history tokens after the window's first frame, then the first at least 2 x `jump`, and so
+ * on (each step once). `frameStarts` holds each step's token offset in that text (its
+ * `<|frame_sep|>`). A step's offset does not change as the run grows (a frame is written
+ * against the one before it), so the start stays put, and the cached prompt valid, until the
+ * prompt outgrows the context again, then moves on by `jump` tokens at once: the prefix cache
+ * is rebuilt once per jump, not at every press.
+ */
+export function slideStarts(frameStarts: readonly number[], jump: number): number[] {
+  if (!(jump >= 1)) throw new Error(`slideStarts: a jump of ${jump} tokens`);
+  const starts: number[] = [];
+  let i = 0;
+  for (let k = 1; ; k++) {
+    while (i < frameStarts.length && frameStarts[i]! < k * jump) i++;
+    if (i >= frameStarts.length) return starts;
+    if (starts[starts.length - 1] !== i) starts.push(i);
+  }
 }
 
 /** The prompt's text after the program context: frames and actions, then `<|frame_sep|>`. */

@@ -1,0 +1,106 @@
+/**
+ * A step late in a long run costs what an early one does (model-client/prompt.ts
+ * slideStarts, NeuralPredictor.promptIds and catchUp): once the history outgrows the
+ * context, the prompt's window slides by half the history's room at a time, so the prefix
+ * cache is rebuilt once per many presses, not at every press (it was: the start moved with
+ * each press, and every press from the 21st on examples/orders.py ran 240-400 prompt
+ * tokens); and without prefetch, the rebuild runs while the user looks at the stop before
+ * the slide. Structural: prompt tokens run and window slides are counted, nothing is timed.
+ * Real parts: the shipped model, the runtime, the Python helpers.
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { NeuralRuntime } from '../adapter/runtime.js';
+import type { PredictionStats } from '../model-client/predictor.js';
+import { NeuralPredictor } from '../model-client/neural-predictor.js';
+import { slideStarts } from '../model-client/prompt.js';
+
+const MODEL_DIR = process.env.NDB_TEST_MODEL ?? 'models/default';
+const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
+/** The bench's longer file (330 tokens of context): its history outgrows the context after about 20 presses. */
+const LAUNCH = { program: resolve('examples/orders.py'), entry: 'summarise', args: "['apple: 3', 'Fig:10', 'plum', 'pear:2']", prefetch: false };
+const PRESSES = 44;
+
+describe('slideStarts', () => {
+  it('starts at the first step past each multiple of the jump, each once', () => {
+    // Steps of 20 tokens: a jump of 50 tokens starts at offsets >= 50, 100, 150.
+    expect(slideStarts([0, 20, 40, 60, 80, 100, 120, 140, 160], 50)).toEqual([3, 5, 8]);
+    // A step longer than the jump: its successor serves four multiples, listed once.
+    expect(slideStarts([0, 10, 200, 210, 260], 50)).toEqual([2, 4]);
+    expect(slideStarts([0], 50)).toEqual([]);
+    expect(() => slideStarts([0, 10], 0)).toThrow();
+  });
+
+  it('keeps its starts as the run grows: a step appended moves none of them', () => {
+    const offsets = Array.from({ length: 40 }, (_, i) => i * 23);
+    for (let n = 2; n < offsets.length; n++) {
+      const starts = slideStarts(offsets.slice(0, n), 100);
+      const longer = slideStarts(offsets.slice(0, n + 1), 100);
+      expect(longer.slice(0, starts.length)).toEqual(starts);
+    }
+  });
+});
+
+interface Press {
+  stats: PredictionStats;
+  state: string;
+}
+
+/** PRESSES presses, step over and step into alternating, prefetch off; `look`: the user looks at each stop (the catch-up runs). */
+async function walk(predictor: NeuralPredictor, look: boolean): Promise<Press[]> {
+  const rt = new NeuralRuntime(predictor);
+  const presses: Press[] = [];
+  try {
+    await rt.launch(LAUNCH);
+    for (let i = 0; i < PRESSES; i++) {
+      if (look) await rt.idle();
+      const stop = await (i % 2 === 0 ? rt.stepOver() : rt.stepIn());
+      expect(rt.ended, `the predicted run ended at press ${i + 1}`).toBeNull();
+      presses.push({ stats: stop.stats!, state: JSON.stringify(rt.current!.state) });
+    }
+  } finally {
+    await rt.close();
+  }
+  return presses;
+}
+
+/** Presses (1-based) whose prompt is shorter than the one before: the window slid. */
+const slides = (presses: Press[]) => presses.flatMap((p, i) => (i > 0 && p.stats.promptTokens < presses[i - 1]!.stats.promptTokens ? [i + 1] : []));
+
+describe.skipIf(!HAS_MODEL)('a long run on the shipped model', () => {
+  let predictor: NeuralPredictor;
+  let hurried: Press[];
+  let looked: Press[];
+  beforeAll(async () => {
+    predictor = await NeuralPredictor.load(MODEL_DIR, { threads: 1 });
+    hurried = await walk(predictor, false);
+    looked = await walk(predictor, true);
+  }, 300_000);
+
+  it('slides the window in jumps: the cache is rebuilt once per many presses, the prompt grows in between', () => {
+    const at = slides(hurried);
+    expect(at.length).toBeGreaterThanOrEqual(1); // the run outgrew the context
+    expect(at[0]!).toBeGreaterThan(10);
+    // At least 8 presses between two slides (the jump frees half the history's room, about 10 steps here).
+    for (let k = 1; k < at.length; k++) expect(at[k]! - at[k - 1]!, `slides at presses ${at.join(', ')}`).toBeGreaterThanOrEqual(8);
+    // Only a slide's press runs more than its new frame's few tokens (the press runs the last frame's tail too: no look).
+    const heavy = hurried.flatMap((p, i) => (p.stats.prefilledTokens > 64 ? [i + 1] : []));
+    expect(heavy).toEqual(at);
+    const late = hurried.slice(PRESSES / 2).map((p) => p.stats.prefilledTokens);
+    expect(late.filter((t) => t > 64).length).toBeLessThanOrEqual(Math.ceil(late.length / 8));
+  });
+
+  it('without prefetch, runs the slid prompt while the user looks: no press late in the run runs more than an early one', () => {
+    expect(slides(looked)).toEqual(slides(hurried));
+    const max = (ps: Press[]) => Math.max(...ps.map((p) => p.stats.prefilledTokens));
+    const early = looked.slice(0, PRESSES / 2);
+    const late = looked.slice(PRESSES / 2);
+    expect(max(late)).toBeLessThanOrEqual(Math.max(max(early), 16));
+    for (const at of slides(looked)) expect(looked[at - 1]!.stats.prefilledTokens).toBeLessThanOrEqual(16);
+  });
+
+  it('gives the same stops either way: the catch-up only moves work, never changes a prediction', () => {
+    expect(looked.map((p) => p.state)).toEqual(hurried.map((p) => p.state));
+  });
+});
