@@ -7,7 +7,8 @@
  * - commands: Step Back, Reverse Continue (DAP's own requests: VS Code's toolbar has them
  *   too, as the adapter advertises supportsStepBack), Predict Inputs (`ndb/predictInputs`),
  *   Resample This Step (`ndb/resample`), Show Predicted Trace (`ndb/trace`, trace-view.ts),
- *   Debug Function Under Cursor;
+ *   Debug Function Under Cursor, Verify Tests (`ndb verify` on the file's asserts and
+ *   doctests, verify-items.ts; a case picked is debugged);
  * - a status-bar item: the model, the device, the last stop's prediction time (the
  *   adapter's `ndb/stats` event);
  * - ndb's language server (`ndb lsp --stdio`), fed the debug state after each stop
@@ -25,6 +26,7 @@ import { LanguageClient, type LanguageClientOptions, type ServerOptions } from '
 import { DEBUG_TYPE, NeuralConfigurationProvider } from './configuration.js';
 import { type DebugState, DebugStateTrackers } from './debug-state.js';
 import { type PredictedTrace, TRACE_SCHEME, TraceDocuments } from './trace-view.js';
+import { type VerifyItem, verifyItems, type VerifyJson, verifySummary } from './verify-items.js';
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
@@ -168,6 +170,55 @@ async function predictInputs(): Promise<void> {
   }
 }
 
+/**
+ * Verify Tests: the predicted result of each assert and doctest example of the file
+ * (`ndb verify FILE --tests FILE --doctests --json`; nothing runs), failing cases first;
+ * picking a case with a call debugs that call.
+ */
+async function verifyTests(root: string): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || editor.document.languageId !== 'python') return void vscode.window.showInformationMessage('Open a Python file with asserts or doctest examples to verify them.');
+  const document = editor.document;
+  if (document.isUntitled) return void vscode.window.showInformationMessage('Save the file first: ndb verify reads it from disk.');
+  if (document.isDirty) await document.save();
+  const file = document.uri.fsPath;
+  const node = nodeRuntime();
+  const args = [join(root, 'bin', 'ndb.js'), 'verify', file, '--tests', file, '--doctests', '--json'];
+  log(`verify tests: ${node.command} ${args.join(' ')}`);
+  const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Predicting the tests of ${document.fileName.split(/[\\/]/).pop()}…` }, () =>
+    new Promise<{ stdout: string; stderr: string; failed: boolean }>((resolve) =>
+      execFile(node.command, args, { env: { ...process.env, ...node.env }, cwd: root, timeout: 600_000, maxBuffer: 32 * 1024 * 1024 }, (err, stdout, stderr) => resolve({ stdout, stderr, failed: err !== null })),
+    ),
+  );
+  if (result.failed) {
+    const message = result.stderr.trim().split('\n').find((l) => l.startsWith('ndb: error:')) ?? result.stderr.trim().split('\n').pop() ?? 'ndb verify failed';
+    return void vscode.window.showErrorMessage(`Neural Debug: ${message}`);
+  }
+  const report = JSON.parse(result.stdout) as VerifyJson;
+  if (report.total === 0) return void vscode.window.showInformationMessage('No asserts or doctest examples in this file.');
+  const items = verifyItems(report);
+  for (const item of items) output.appendLine(`verify: ${item.label.replace(/^\$\([\w-]+\) /, '')}  ${item.description}${item.detail ? `  (${item.detail})` : ''}`);
+  output.appendLine(`verify: ${verifySummary(report)}`);
+  const picked = await vscode.window.showQuickPick<VerifyItem & vscode.QuickPickItem>(items, {
+    title: `Verify Tests: ${verifySummary(report)} (predicted by the model; nothing ran)`,
+    placeHolder: 'Pick a case to debug its call',
+    matchOnDescription: true,
+  });
+  if (!picked) return;
+  if (!picked.debug) {
+    editor.revealRange(new vscode.Range(picked.line - 1, 0, picked.line - 1, 0));
+    return void vscode.window.showInformationMessage(`That case cannot be debugged: ${picked.detail ?? 'it is not a call with literal arguments'}.`);
+  }
+  await vscode.debug.startDebugging(vscode.workspace.getWorkspaceFolder(document.uri), {
+    type: DEBUG_TYPE,
+    request: 'launch',
+    name: `Neural debug: ${picked.debug.entry}(${picked.debug.args})`,
+    program: file,
+    entry: picked.debug.entry,
+    args: picked.debug.args,
+  });
+}
+
 /** The language server, when this ndb has one (`ndb help` lists `ndb lsp`) and the setting allows it. */
 async function startLanguageClient(context: vscode.ExtensionContext, root: string): Promise<void> {
   if (!vscode.workspace.getConfiguration('ndb').get<boolean>('languageServer', true)) return;
@@ -242,6 +293,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (session) await request(session, 'ndb/resample', { threadId: 1 });
     }),
     vscode.commands.registerCommand('ndb.predictInputs', predictInputs),
+    vscode.commands.registerCommand('ndb.verifyTests', () => verifyTests(root)),
     vscode.commands.registerCommand('ndb.showTrace', async () => {
       const session = neuralSession();
       const trace = session && (await request<PredictedTrace>(session, 'ndb/trace'));
