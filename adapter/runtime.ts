@@ -44,7 +44,7 @@ import type { Prediction, PredictionStats, PredictOptions, Predictor } from '../
 import { programInfo, type ProgramInfo } from '../model-client/program-info.js';
 import { guessable, historyKey, newCounters, PREFETCH_ACTIONS, type PrefetchCounters, tried, validGuess } from './prefetch.js';
 import { type End, RuntimeError, type Stop, Timeline } from './timeline.js';
-import { describeExit, type Verification, Verifier } from './verifier.js';
+import { describeExit, sandboxProtections, type Verification, Verifier } from './verifier.js';
 
 export { RuntimeError };
 
@@ -263,6 +263,8 @@ export class NeuralRuntime extends EventEmitter {
       }
       entry = { entry: this.entry.entry, args };
     }
+    // Said plainly, every time: verify is the one mode that runs the user's program.
+    this.emit('output', `verify: running the program for real to compare (${sandboxProtections()})\n`, 'console');
     try {
       this.verifier = await Verifier.record(this.source, entry);
     } catch (err) {

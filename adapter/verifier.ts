@@ -10,7 +10,7 @@
 import type { Action, Exit, ForwardAction, State } from '../grammar/state.js';
 import { truncateRepr, truncateState } from '../grammar/truncate.js';
 import { StateTree } from '../state-tree/tree.js';
-import { traceSource, TraceFailure } from '../tracer/run-tracer.js';
+import { sandboxProtections, traceSource, TraceFailure } from '../tracer/run-tracer.js';
 
 /** How one predicted stop compares with the real run. */
 export type Verification =
@@ -33,9 +33,13 @@ export type Verification =
 export class Verifier {
   private constructor(private readonly tree: StateTree) {}
 
-  /** Records the real run (the tracer's limits apply); throws TraceFailure when it cannot start. */
+  /**
+   * Records the real run, in the tracer's sandbox (hard limits, a temporary directory, its
+   * processes killed at the end, no network where the OS allows it: `sandboxProtections`);
+   * throws TraceFailure when it cannot start.
+   */
   static async record(program: string, entry: { entry: string; args: string } | null): Promise<Verifier> {
-    const trace = await traceSource(program, entry ?? {});
+    const trace = await traceSource(program, { ...(entry ?? {}), sandbox: true });
     return new Verifier(new StateTree(trace));
   }
 
@@ -92,4 +96,4 @@ export function describeExit(exit: Exit): string {
   }
 }
 
-export { TraceFailure };
+export { sandboxProtections, TraceFailure };

@@ -170,6 +170,7 @@ export class DebugRepl {
     const event = await this.runtime.launch(opts);
     const verify = opts.verify ? '; --verify runs it once beside the model, to flag what differs' : '; the program is not run';
     this.say(`ndb: the model predicts every state${verify}. Type help for the commands.`);
+    this.flushNotes(); // verify's line: the program runs for real, and what contains it
     this.showStop(event);
   }
 

@@ -1,12 +1,14 @@
 /**
  * Runs tracer/tracer.py on a Python program and collects its records into a Trace.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import type { ChildProcessByStdio, ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { TracerRecordSchema, type Trace, type TraceError, type TraceEvent, type TraceExit } from './events.js';
 
@@ -29,6 +31,14 @@ export interface TraceRequest {
   /** The call's arguments as Python literals, e.g. `[1, 2], 'x', k=3`. */
   args?: string;
   limits?: TraceLimits;
+  /**
+   * Verify mode: the program is someone's code run for real. Adds hard limits on processes,
+   * file size and open files, a temporary working directory (removed after), a small
+   * environment, its own process group killed at the end, and, where unprivileged user
+   * namespaces exist, no network, its own PID namespace (every process it started dies
+   * with it) and a read-only file system but for that directory. See `sandboxProtections`.
+   */
+  sandbox?: boolean;
 }
 
 export type TraceFailureKind = TraceError['kind'] | 'missing_file' | 'python' | 'protocol';
@@ -47,7 +57,50 @@ export class TraceFailure extends Error {
 const DEFAULT_TIMEOUT_SECONDS = 5;
 /** The tracer enforces its own timeout; this is the margin before the child is killed. */
 const KILL_MARGIN_SECONDS = 5;
+/** In a sandbox the tracer's alarm may have been switched off by the program: a short margin. */
+const SANDBOX_KILL_MARGIN_SECONDS = 2;
 const STDERR_KEEP = 4096;
+
+/**
+ * Run as PID 1 of the sandbox's namespaces (sh; the tracer is its child, so that the kernel's
+ * signals reach the tracer as an ordinary process): the working directory becomes a mount of
+ * its own, every other mount is remounted read-only, then the tracer runs. When sh exits the
+ * PID namespace ends and the kernel kills whatever the program left running.
+ */
+const SANDBOX_SCRIPT = [
+  'work=$1; shift',
+  'if mount --bind "$work" "$work" 2>/dev/null && cd "$work"; then',
+  '  for m in $(awk \'{print $5}\' /proc/self/mountinfo); do',
+  '    [ "$m" = "$work" ] || mount -o remount,bind,ro "$m" 2>/dev/null',
+  '  done',
+  'fi',
+  '"$@"',
+  'status=$?',
+  'exit $status',
+].join('\n');
+const UNSHARE_FLAGS = ['--user', '--map-root-user', '--net', '--mount', '--pid', '--fork', '--kill-child', '--mount-proc'];
+
+let namespacesProbe: boolean | undefined;
+
+/** Whether this machine lets an unprivileged process make the sandbox's namespaces (probed once). */
+export function sandboxNamespaces(): boolean {
+  if (namespacesProbe === undefined) {
+    if (process.platform !== 'linux' || process.env.NDB_SANDBOX_NAMESPACES === '0') namespacesProbe = false;
+    else {
+      const r = spawnSync('unshare', [...UNSHARE_FLAGS, 'sh', '-c', 'mount -o remount,bind,ro / && exit 0'], { stdio: 'ignore', timeout: 5000 });
+      namespacesProbe = r.status === 0;
+    }
+  }
+  return namespacesProbe;
+}
+
+/** What protects a verify run on this machine, in words (said at launch). */
+export function sandboxProtections(): string {
+  const always = 'hard CPU, memory, process, file-size and open-file limits, a temporary working directory, a small environment, its process group killed at the end';
+  return sandboxNamespaces()
+    ? `${always}; no network, a read-only file system but that directory, its own PID namespace`
+    : `${always}; NOT isolated here (no unprivileged user namespaces): network, the file system, and a child that leaves the process group`;
+}
 
 /** The Python to run the tracer with: $NDB_PYTHON, else Debian's python3, else python3 on PATH. */
 export function pythonExecutable(): string {
@@ -113,18 +166,50 @@ function tracerArgs(req: TraceRequest): string[] {
   if (limits.timeoutSeconds !== undefined) args.push(`--timeout=${limits.timeoutSeconds}`);
   if (limits.maxRepr !== undefined) args.push(`--max-repr=${Math.floor(limits.maxRepr)}`);
   if (limits.memoryMb !== undefined) args.push(`--memory-mb=${Math.floor(limits.memoryMb)}`);
+  if (req.sandbox) args.push('--sandbox');
   return args;
 }
 
-function runTracer(req: TraceRequest): Promise<{ events: TraceEvent[]; exit: TraceExit }> {
+async function runTracer(req: TraceRequest): Promise<{ events: TraceEvent[]; exit: TraceExit }> {
+  if (!req.sandbox) return runTracerIn(req, null);
+  const work = await mkdtemp(join(tmpdir(), 'ndb-sandbox-'));
+  try {
+    return await runTracerIn(req, { work });
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+function runTracerIn(req: TraceRequest, sandbox: { work: string } | null): Promise<{ events: TraceEvent[]; exit: TraceExit }> {
   const python = pythonExecutable();
   const timeoutSeconds = req.limits?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   const args = tracerArgs(req);
+  const margin = sandbox ? SANDBOX_KILL_MARGIN_SECONDS : KILL_MARGIN_SECONDS;
 
   return new Promise((resolve, reject) => {
     // A fixed hash seed: the iteration order of a set of strings (and so its repr) depends on
     // it, and the same program must always give the same trace.
-    const child = spawn(python, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONHASHSEED: '0' } });
+    let child: ChildProcessWithoutNullStreams | ChildProcessByStdio<null, Readable, Readable>;
+    if (sandbox) {
+      const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONHASHSEED: '0', HOME: sandbox.work, TMPDIR: sandbox.work, LANG: 'C.UTF-8' };
+      const [cmd, cmdArgs] = sandboxNamespaces()
+        ? ['unshare', [...UNSHARE_FLAGS, 'sh', '-c', SANDBOX_SCRIPT, 'sh', sandbox.work, python, ...args]]
+        : [python, args];
+      child = spawn(cmd, cmdArgs as string[], { stdio: ['ignore', 'pipe', 'pipe'], env, cwd: sandbox.work, detached: true });
+    } else {
+      child = spawn(python, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONHASHSEED: '0' } });
+    }
+    // Verify mode: the whole process group goes when the tracer does (or is killed).
+    const killGroup = () => {
+      if (sandbox && child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    };
+    if (sandbox) child.on('exit', killGroup);
     const events: TraceEvent[] = [];
     let exit: TraceExit | undefined;
     let error: TraceError | undefined;
@@ -136,6 +221,7 @@ function runTracer(req: TraceRequest): Promise<{ events: TraceEvent[]; exit: Tra
     const fail = (f: TraceFailure) => {
       failure ??= f;
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      killGroup();
     };
 
     const killTimer = setTimeout(
@@ -143,11 +229,11 @@ function runTracer(req: TraceRequest): Promise<{ events: TraceEvent[]; exit: Tra
         fail(
           new TraceFailure(
             'python',
-            `the tracer did not finish within ${timeoutSeconds + KILL_MARGIN_SECONDS} s and was killed ` +
-              '(the program is probably stuck in native code)',
+            `the tracer did not finish within ${timeoutSeconds + margin} s and was killed ` +
+              (sandbox ? '(the program is stuck in native code or switched the alarm off)' : '(the program is probably stuck in native code)'),
           ),
         ),
-      (timeoutSeconds + KILL_MARGIN_SECONDS) * 1000,
+      (timeoutSeconds + margin) * 1000,
     );
 
     const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });

@@ -2,7 +2,7 @@
 """ndb's ground-truth tracer: runs a Python program under sys.settrace and records every event.
 
     python3 tracer/tracer.py FILE [--entry NAME] [--args 'PY LITERALS'] [--max-events N]
-                                  [--timeout SECONDS] [--max-repr N] [--memory-mb N]
+                                  [--timeout SECONDS] [--max-repr N] [--memory-mb N] [--sandbox]
 
 Output (stdout): one JSON object per line, as described by tracer/events.ts. Either `event`
 records followed by exactly one `exit` record (exit status 0), or a single `error` record when
@@ -14,6 +14,9 @@ With --entry, the module's top level runs untraced (under `__name__ = '__ndb_mai
 
 Only frames of FILE are recorded. `depth` counts only those frames, so a callback reached
 through library code (sorted(key=...), map, re.sub) sits one level below its traced caller.
+
+--sandbox (verify mode, tracer/run-tracer.ts) adds hard limits on processes (16), file size
+(16 MiB), open files (256) and core dumps; the memory and CPU limits are hard in every mode.
 
 Standard library only; written for CPython 3.11.
 """
@@ -439,6 +442,15 @@ class Tracer:
         self.done = True
         self.forked = True
         self.out.muted = True
+        # Let go of the parent's pipes (the record stream and stderr): a child left running
+        # must not keep the reader waiting for their end.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.out._fd)
+            os.dup2(devnull, 2)
+            os.close(devnull)
+        except OSError:
+            pass
 
     def on_alarm(self, signum, frame):
         # Reached when the program blocks (time.sleep, input on a pipe, a lock): no events come.
@@ -588,21 +600,41 @@ def _options(argv):
     p.add_argument('--timeout', type=float, default=5.0)
     p.add_argument('--max-repr', type=int, default=1000)
     p.add_argument('--memory-mb', type=int, default=512)
+    p.add_argument('--sandbox', action='store_true')
     return p.parse_args(argv)
 
 
 def _limit_resources(opts):
+    # Hard limits (soft and hard alike where the soft one is the limit): the program cannot
+    # raise them again, and only a process with CAP_SYS_RESOURCE could.
     # CPU time backstop for code stuck in C (sum(range(10**12)), a huge regex) where neither
-    # events nor the SIGALRM handler run: the kernel then ends the process with SIGXCPU.
+    # events nor the SIGALRM handler run: the kernel then ends the process with SIGXCPU, and
+    # with SIGKILL a second later if the program ignores that.
     cpu = int(math.ceil(opts.timeout)) + 2
-    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    if hard == resource.RLIM_INFINITY or hard > cpu:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    _cap(resource.RLIMIT_CPU, cpu, cpu + 1)
     if opts.memory_mb > 0:
         limit = opts.memory_mb * 1024 * 1024
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard == resource.RLIM_INFINITY or hard > limit:
-            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        _cap(resource.RLIMIT_AS, limit, limit)
+    if opts.sandbox:
+        # Verify mode: few processes, small files, no core dumps, a bounded number of files.
+        _cap(resource.RLIMIT_NPROC, _SANDBOX_NPROC, _SANDBOX_NPROC)
+        _cap(resource.RLIMIT_FSIZE, _SANDBOX_FSIZE, _SANDBOX_FSIZE)
+        _cap(resource.RLIMIT_CORE, 0, 0)
+        _cap(resource.RLIMIT_NOFILE, _SANDBOX_NOFILE, _SANDBOX_NOFILE)
+
+
+_SANDBOX_NPROC = 16
+_SANDBOX_FSIZE = 16 << 20
+_SANDBOX_NOFILE = 256
+
+
+def _cap(which, soft, hard):
+    """Lowers a limit to (soft, hard), never above what is already there."""
+    old_soft, old_hard = resource.getrlimit(which)
+    if old_hard != resource.RLIM_INFINITY:
+        hard = min(hard, old_hard)
+    soft = min(soft, hard)
+    resource.setrlimit(which, (soft, hard))
 
 
 def main(argv):
