@@ -1,26 +1,33 @@
 /**
  * `ndb dap`: the debug adapter, for VS Code and other DAP clients (adapter/session.ts).
  */
-import { parseArgs } from 'node:util';
 import { isLoopback, listeningPort, newToken, serveStdio, serveTcp } from '../adapter/server.js';
+import { defineCommand, type FlagSpecs, type Parsed } from './command-line.js';
 
-export const DAP_USAGE = `  ndb dap [--port N [--host H] [--token T] [--allow-remote]]
-      Serve the Debug Adapter Protocol on stdin/stdout (what an editor starts), or on TCP
-      port N (0: any free port), each connection a new session. A TCP client must give the
-      server's token as "token" in its launch (or attach) configuration: a fresh one is
-      printed with the port, or set it with --token T or NDB_DAP_TOKEN. The host is
-      127.0.0.1; another interface needs --allow-remote (anyone who can reach it and has
-      the token can launch, and verify mode runs programs).
-`;
+const DAP_FLAGS = {
+  port: { type: 'string', value: 'N', description: 'serve on TCP port N (0: any free port) instead of stdio' },
+  host: { type: 'string', value: 'H', description: 'the interface to listen on (default 127.0.0.1)' },
+  token: { type: 'string', value: 'T', description: 'the token clients must give (default: NDB_DAP_TOKEN, else a fresh one)' },
+  'allow-remote': { type: 'boolean', description: 'allow a --host other machines can reach' },
+} satisfies FlagSpecs;
+
+export const DAP_COMMAND = defineCommand({
+  name: 'dap',
+  summary: 'serve the Debug Adapter Protocol (VS Code, nvim-dap, dap-mode, …)',
+  description: `Serve the Debug Adapter Protocol on stdin/stdout (what an editor starts), or on TCP
+port N (0: any free port), each connection a new session. A TCP client must give the
+server's token as "token" in its launch (or attach) configuration: a fresh one is
+printed with the port, or set it with --token T or NDB_DAP_TOKEN. The host is
+127.0.0.1; another interface needs --allow-remote (anyone who can reach it and has
+the token can launch, and verify mode runs programs).`,
+  flags: DAP_FLAGS,
+  run: dapCommand,
+});
 
 /** The shortest token accepted from the user. */
 const MIN_TOKEN_CHARS = 16;
 
-export async function dapCommand(argv: string[], fail: (message: string) => Error): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' }, 'allow-remote': { type: 'boolean' } },
-  });
+export async function dapCommand({ values }: Parsed<typeof DAP_FLAGS>, fail: (message: string) => Error): Promise<void> {
   if (values.port === undefined) {
     for (const flag of ['host', 'token', 'allow-remote'] as const) if (values[flag] !== undefined) throw fail(`--${flag} needs --port (on stdio the editor's pipes are the session's own)`);
     serveStdio();

@@ -12,7 +12,6 @@
 import { resolve } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { parseArgs } from 'node:util';
 import { EntryError } from '../model-client/entry-state.js';
 import { ModelFolderError } from '../model-client/model-folder.js';
 import { ContextOverflowError } from '../model-client/session.js';
@@ -23,13 +22,32 @@ import { type LaunchOptions, NeuralRuntime, RuntimeError, type StopEvent } from 
 import type { Stop } from '../adapter/timeline.js';
 import { TraceFailure } from '../adapter/verifier.js';
 import { MORE_LOCALS_KEY } from '../grammar/truncate.js';
+import { defineCommand, type FlagSpecs, type Parsed } from './command-line.js';
 import { applyVerification, endLine, localsLines, localViews, prettyRepr, sourceLines, stopLines, whereLines } from './debug-format.js';
 
-export const DEBUG_USAGE = `  ndb debug FILE [--entry NAME (--args 'PYTHON LITERALS' | --infer-args)] [--model DIR] [--device cpu|cuda] [--precision fp32|int8]
-            [--samples N] [--temperature T] [--verify]
-      Debug FILE interactively with pdb's commands (help lists them); the model predicts every
-      state and the program never runs (--verify runs it once, to flag what the model got wrong).
-`;
+const DEBUG_FLAGS = {
+  entry: { type: 'string', value: 'NAME', description: "the function to debug (default: the module's top level)" },
+  args: { type: 'string', value: 'LITERALS', description: "its arguments as Python literals, e.g. \"'berry', 'r'\" (a value may start with -: --args -1)" },
+  'infer-args': { type: 'boolean', description: 'let the model propose the arguments instead' },
+  model: { type: 'string', value: 'DIR', description: 'a model folder (default: the embedded model)' },
+  device: { type: 'string', value: 'cpu|cuda', description: 'where the model runs (default cpu; cuda falls back to it with a warning)' },
+  precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32)" },
+  samples: { type: 'string', value: 'N', description: 'frames sampled per prediction, the winner by vote (default 1: greedy)' },
+  temperature: { type: 'string', value: 'T', description: 'sampling temperature with several samples' },
+  verify: { type: 'boolean', description: 'also run the program once under the real tracer and flag what differs (this runs it)' },
+} satisfies FlagSpecs;
+
+export const DEBUG_COMMAND = defineCommand({
+  name: 'debug',
+  args: '<FILE>',
+  summary: "debug FILE with pdb's commands, every state predicted",
+  description: `Debug FILE interactively with pdb's commands (help lists them: s, n, r, c, b N, back, rc,
+p EXPR, locals, set NAME = VALUE, q, …); the model predicts every state and the program
+never runs (--verify runs it once, to flag what the model got wrong). A piped stdin runs a
+scripted session.`,
+  flags: DEBUG_FLAGS,
+  run: debugCommand,
+});
 
 const PROMPT = '(ndb) ';
 
@@ -58,22 +76,7 @@ function positiveNumber(value: string | undefined, name: string, integer: boolea
 }
 
 /** `ndb debug …`: checks the flags, opens the model, launches, and hands stdin to the REPL. */
-export async function debugCommand(argv: string[], fail: (message: string) => Error): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      entry: { type: 'string' },
-      args: { type: 'string' },
-      'infer-args': { type: 'boolean', default: false },
-      model: { type: 'string' },
-      device: { type: 'string' },
-      precision: { type: 'string' },
-      samples: { type: 'string' },
-      temperature: { type: 'string' },
-      verify: { type: 'boolean', default: false },
-    },
-  });
+export async function debugCommand({ values, positionals }: Parsed<typeof DEBUG_FLAGS>, fail: (message: string) => Error): Promise<void> {
   const file = positionals[0];
   if (!file || positionals.length > 1) throw fail("usage: ndb debug FILE [--entry NAME (--args 'LITERALS' | --infer-args)] [--model DIR] [--verify]");
   if (values.args !== undefined && values['infer-args']) throw fail('give either --args or --infer-args, not both');
@@ -93,7 +96,7 @@ export async function debugCommand(argv: string[], fail: (message: string) => Er
     ...(values.verify ? { verify: true } : {}),
   };
   const predictor = await userErrors(fail, () =>
-    loadPredictor({ ...(values.model ? { model: values.model } : {}), ...(values.device ? { device: values.device } : {}), ...(values.precision ? { precision: values.precision } : {}), onWarning: (m) => process.stderr.write(`ndb: warning: ${m}\n`) }),
+    loadPredictor({ ...(values.model ? { model: values.model } : {}), ...(values.device ? { device: values.device } : {}), ...(values.precision ? { precision: values.precision } : {}), onWarning: (m) => process.stderr.write(`ndb: warning: ${m.replace(/^ndb: /, '')}\n`) }),
   );
   const runtime = new NeuralRuntime(predictor);
   try {

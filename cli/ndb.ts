@@ -1,42 +1,27 @@
 /**
- * `ndb`, the front door. One small function per command; each command's flags are a
- * contract (see README).
+ * `ndb`, the front door. One small function per command, its flags declared beside it (a
+ * contract: see README); cli/command-line.ts turns the declarations into commander commands,
+ * with the help of each, `--version`, and the one-line errors.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { Command } from 'commander';
 import { serializeTrajectory } from '../grammar/serialize.js';
 import type { Trajectory } from '../grammar/state.js';
+import { packageRoot } from '../model-client/model-folder.js';
 import { StateTree } from '../state-tree/tree.js';
 import { TraceFailure, traceFile } from '../tracer/run-tracer.js';
 import { buildDataset, parseMix } from '../data-pipeline/build.js';
 import { checkCorpus } from '../data-pipeline/check.js';
 import { tokenizeDataset } from '../data-pipeline/tokenize.js';
 import { TraceTokenizer, trainTokenizer } from '../data-pipeline/tokenizer.js';
-import { EVAL_USAGE, evalCommand } from '../evaluation/cli.js';
-import { DAP_USAGE, dapCommand } from './dap.js';
-import { DEBUG_USAGE, debugCommand } from './debug-repl.js';
-import { LSP_USAGE, lspCommand } from './lsp.js';
-import { VERIFY_USAGE, verifyCommand } from './verify.js';
+import { EVAL_COMMANDS } from '../evaluation/cli.js';
+import { addCommand, addGroup, defineCommand, type FlagSpecs, type Parsed, runProgram } from './command-line.js';
+import { DAP_COMMAND } from './dap.js';
+import { DEBUG_COMMAND } from './debug-repl.js';
+import { LSP_COMMAND } from './lsp.js';
+import { VERIFY_COMMAND } from './verify.js';
 import { ProgressBar, formatSeconds } from './progress.js';
-
-const USAGE = `ndb — the neural debugger for Python
-
-usage:
-  ndb trace FILE [--entry NAME --args 'PYTHON LITERALS'] [--json] [--max-events N] [--timeout SECONDS]
-      Run FILE under the real tracer and print its trace in the trace language
-      (or as JSON events with --json). Without --entry, the module's top level is traced.
-  ndb data build --out DIR --programs N --seed S [--concurrency K] [--mix ORIGIN=SHARE,...]
-      Build a training dataset: programs, real traces, sampled trajectories, split by program.
-      --mix sets each source's share (synthetic, semantics, mbpp, humaneval, stdlib; default
-      synthetic=0.5,mbpp=0.2,humaneval=0.1,stdlib=0.2).
-  ndb data tokenizer --data DIR --out MODEL_DIR [--vocab N]
-      Train the byte-level BPE tokenizer on a dataset's train split (trace tokens stay whole).
-  ndb data tokenize --data DIR --tokenizer MODEL_DIR --out DIR [--context N]
-      Encode a dataset to uint16 token files for training, fitting trajectories to the context.
-  ndb data check --origin humaneval|mbpp|stdlib [--limit N] [--json]
-      Trace every program of a corpus with its test inputs and report how the runs ended.
-${EVAL_USAGE}${VERIFY_USAGE}${DEBUG_USAGE}${DAP_USAGE}${LSP_USAGE}  ndb help
-`;
 
 /** An error the user can act on: printed as one line, exit code 2, never a stack dump. */
 class UsageError extends Error {}
@@ -51,18 +36,25 @@ function intFlag(value: string | undefined, name: string, fallback?: number): nu
   return n;
 }
 
-async function traceCommand(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      entry: { type: 'string' },
-      args: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      'max-events': { type: 'string' },
-      timeout: { type: 'string' },
-    },
-  });
+const TRACE_FLAGS = {
+  entry: { type: 'string', value: 'NAME', description: 'the function to call (default: the module\'s top level)' },
+  args: { type: 'string', value: 'LITERALS', description: "its arguments as Python literals, e.g. \"'berry', 'r'\" (a value may start with -: --args -1)" },
+  json: { type: 'boolean', description: "print the tracer's JSON records instead" },
+  'max-events': { type: 'string', value: 'N', description: 'stop after N events (default 10000)' },
+  timeout: { type: 'string', value: 'SECONDS', description: 'wall-clock limit (default 5)' },
+} satisfies FlagSpecs;
+
+const TRACE_COMMAND = defineCommand({
+  name: 'trace',
+  args: '<FILE>',
+  summary: 'run FILE under the real tracer and print its trace',
+  description: `Run FILE under the real tracer and print its trace in the trace language (or as JSON
+events with --json). Without --entry, the module's top level is traced.`,
+  flags: TRACE_FLAGS,
+  run: traceCommand,
+});
+
+async function traceCommand({ values, positionals }: Parsed<typeof TRACE_FLAGS>): Promise<void> {
   const file = positionals[0];
   if (!file || positionals.length > 1) throw new UsageError('usage: ndb trace FILE [--entry NAME --args LITERALS] [--json]');
   if (values.args !== undefined && values.entry === undefined) throw new UsageError('--args needs --entry (the function to call with them)');
@@ -87,17 +79,21 @@ async function traceCommand(argv: string[]): Promise<void> {
   process.stdout.write(serializeTrajectory(replay) + '\n');
 }
 
-async function dataCommand(argv: string[]): Promise<void> {
-  const [sub, ...rest] = argv;
-  if (sub === 'build') return dataBuildCommand(rest);
-  if (sub === 'check') return dataCheckCommand(rest);
-  if (sub === 'tokenizer') return dataTokenizerCommand(rest);
-  if (sub === 'tokenize') return dataTokenizeCommand(rest);
-  throw new UsageError(`unknown data command ${JSON.stringify(sub ?? '')}; try: ndb data build --out DIR --programs N --seed S`);
-}
+const DATA_CHECK_FLAGS = {
+  origin: { type: 'string', value: 'humaneval|mbpp|stdlib', description: 'the corpus' },
+  limit: { type: 'string', value: 'N', description: 'the first N programs only' },
+  json: { type: 'boolean', description: 'print the summary as JSON' },
+} satisfies FlagSpecs;
 
-async function dataCheckCommand(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { origin: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean', default: false } } });
+const DATA_CHECK = defineCommand({
+  name: 'check',
+  summary: "trace a corpus's programs with their test inputs",
+  description: 'Trace every program of a corpus with its test inputs and report how the runs ended.',
+  flags: DATA_CHECK_FLAGS,
+  run: dataCheckCommand,
+});
+
+async function dataCheckCommand({ values }: Parsed<typeof DATA_CHECK_FLAGS>): Promise<void> {
   const origin = values.origin;
   if (origin !== 'humaneval' && origin !== 'mbpp' && origin !== 'stdlib') throw new UsageError('--origin must be one of humaneval, mbpp, stdlib');
   const limit = values.limit === undefined ? undefined : intFlag(values.limit, 'limit');
@@ -123,8 +119,21 @@ async function dataCheckCommand(argv: string[]): Promise<void> {
   );
 }
 
-async function dataTokenizerCommand(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { data: { type: 'string' }, out: { type: 'string' }, vocab: { type: 'string' } } });
+const DATA_TOKENIZER_FLAGS = {
+  data: { type: 'string', value: 'DIR', description: 'the dataset (ndb data build)' },
+  out: { type: 'string', value: 'MODEL_DIR', description: 'where tokenizer.json goes' },
+  vocab: { type: 'string', value: 'N', description: 'vocabulary size (default 2048)' },
+} satisfies FlagSpecs;
+
+const DATA_TOKENIZER = defineCommand({
+  name: 'tokenizer',
+  summary: 'train the tokenizer on a dataset',
+  description: "Train the byte-level BPE tokenizer on a dataset's train split (trace tokens stay whole).",
+  flags: DATA_TOKENIZER_FLAGS,
+  run: dataTokenizerCommand,
+});
+
+async function dataTokenizerCommand({ values }: Parsed<typeof DATA_TOKENIZER_FLAGS>): Promise<void> {
   if (!values.data || !values.out) throw new UsageError('usage: ndb data tokenizer --data DIR --out MODEL_DIR [--vocab N]');
   const started = Date.now();
   await trainTokenizer({ files: [join(values.data, 'train.jsonl')], out: values.out, vocabSize: intFlag(values.vocab, 'vocab', 2048) });
@@ -132,8 +141,22 @@ async function dataTokenizerCommand(argv: string[]): Promise<void> {
   process.stdout.write(`tokenizer     ${tokenizer.vocabSize} ids, written to ${values.out} in ${formatSeconds((Date.now() - started) / 1000)}\n`);
 }
 
-async function dataTokenizeCommand(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { data: { type: 'string' }, tokenizer: { type: 'string' }, out: { type: 'string' }, context: { type: 'string' } } });
+const DATA_TOKENIZE_FLAGS = {
+  data: { type: 'string', value: 'DIR', description: 'the dataset (ndb data build)' },
+  tokenizer: { type: 'string', value: 'MODEL_DIR', description: 'the folder with tokenizer.json' },
+  out: { type: 'string', value: 'DIR', description: 'where the token files go' },
+  context: { type: 'string', value: 'N', description: 'context length in tokens (default 1024)' },
+} satisfies FlagSpecs;
+
+const DATA_TOKENIZE = defineCommand({
+  name: 'tokenize',
+  summary: 'encode a dataset to token files',
+  description: 'Encode a dataset to uint16 token files for training, fitting trajectories to the context.',
+  flags: DATA_TOKENIZE_FLAGS,
+  run: dataTokenizeCommand,
+});
+
+async function dataTokenizeCommand({ values }: Parsed<typeof DATA_TOKENIZE_FLAGS>): Promise<void> {
   if (!values.data || !values.tokenizer || !values.out) throw new UsageError('usage: ndb data tokenize --data DIR --tokenizer MODEL_DIR --out DIR [--context N]');
   const s = await tokenizeDataset({ data: values.data, tokenizer: values.tokenizer, out: values.out, contextLength: intFlag(values.context, 'context', 1024) });
   const lines = Object.entries(s.splits).map(([split, x]) => `${split.padEnd(13)} ${x.documents} documents, ${x.tokens} tokens (${x.shortened} shortened, ${x.dropped} dropped)`);
@@ -146,10 +169,25 @@ async function dataTokenizeCommand(argv: string[]): Promise<void> {
   );
 }
 
-async function dataBuildCommand(rest: string[]): Promise<void> {  const { values } = parseArgs({
-    args: rest,
-    options: { out: { type: 'string' }, programs: { type: 'string' }, seed: { type: 'string' }, concurrency: { type: 'string' }, mix: { type: 'string' } },
-  });
+const DATA_BUILD_FLAGS = {
+  out: { type: 'string', value: 'DIR', description: 'the dataset folder to write' },
+  programs: { type: 'string', value: 'N', description: 'how many programs' },
+  seed: { type: 'string', value: 'S', description: 'the seed (default 0): the same seed, the same dataset' },
+  concurrency: { type: 'string', value: 'K', description: 'tracers run at once' },
+  mix: { type: 'string', value: 'ORIGIN=SHARE,...', description: "each source's share" },
+} satisfies FlagSpecs;
+
+const DATA_BUILD = defineCommand({
+  name: 'build',
+  summary: 'build a training dataset',
+  description: `Build a training dataset: programs, real traces, sampled trajectories, split by program.
+--mix sets each source's share (synthetic, semantics, mbpp, humaneval, stdlib; default
+synthetic=0.5,mbpp=0.2,humaneval=0.1,stdlib=0.2).`,
+  flags: DATA_BUILD_FLAGS,
+  run: dataBuildCommand,
+});
+
+async function dataBuildCommand({ values }: Parsed<typeof DATA_BUILD_FLAGS>): Promise<void> {
   if (!values.out) throw new UsageError('missing --out DIR');
   let mix;
   try {
@@ -182,36 +220,28 @@ async function dataBuildCommand(rest: string[]): Promise<void> {  const { values
   );
 }
 
-async function main(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case 'trace':
-      return traceCommand(rest);
-    case 'data':
-      return dataCommand(rest);
-    case 'eval':
-      return evalCommand(rest, (message) => new UsageError(message));
-    case 'debug':
-      return debugCommand(rest, (message) => new UsageError(message));
-    case 'dap':
-      return dapCommand(rest, (message) => new UsageError(message));
-    case 'lsp':
-      return lspCommand(rest, (message) => new UsageError(message));
-    case 'verify':
-      return verifyCommand(rest, (message) => new UsageError(message));
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(USAGE);
-      return;
-    default:
-      throw new UsageError(`unknown command ${JSON.stringify(command)}; run \`ndb help\``);
-  }
+/** The version in package.json. */
+function version(): string {
+  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-main(process.argv.slice(2)).catch((err: unknown) => {
-  const known = err instanceof UsageError || err instanceof TraceFailure || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+function program(usage: (message: string) => Error): Command {
+  const ndb = new Command('ndb')
+    .usage('COMMAND [options]')
+    .description('ndb — the neural debugger for Python: a small language model predicts what pdb would show; the program never runs.')
+    .version(version(), '-V, --version', 'print the version');
+  addCommand(ndb, TRACE_COMMAND, usage);
+  const data = addGroup(ndb, 'data', 'training data: build, tokenizer, tokenize, check');
+  for (const c of [DATA_BUILD, DATA_TOKENIZER, DATA_TOKENIZE, DATA_CHECK]) addCommand(data, c, usage);
+  const evaluation = addGroup(ndb, 'eval', 'measure the model: make-heldout, states, cruxeval, verify');
+  for (const c of EVAL_COMMANDS) addCommand(evaluation, c, usage);
+  for (const c of [VERIFY_COMMAND, DEBUG_COMMAND, DAP_COMMAND, LSP_COMMAND]) addCommand(ndb, c, usage);
+  return ndb;
+}
+
+const usage = (message: string) => new UsageError(message);
+runProgram(program(usage), process.argv.slice(2), usage).catch((err: unknown) => {
+  const known = err instanceof UsageError || err instanceof TraceFailure;
   process.stderr.write(`ndb: error: ${(err as Error).message}\n`);
   if (!known) process.stderr.write('ndb: this is a bug in ndb; please report it with the command you ran\n');
   process.exitCode = 2;

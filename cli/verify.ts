@@ -3,42 +3,41 @@
  * Best@k over candidate solutions. Nothing in the solution or the tests runs.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { defaultModelDir, ModelFolderError } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { formatRanking, formatVerify, rankCandidates, readCases, VerifyInputError, type VerifyReport, verifySolution } from '../evaluation/verify.js';
+import { defineCommand, type FlagSpecs, type Parsed, type UsageErrorFactory } from './command-line.js';
 import { ProgressBar } from './progress.js';
 
-export const VERIFY_USAGE = `  ndb verify SOLUTION.py [--tests TESTS.py] [--json] [--samples N] [--method breakpoint|step_return] [--model DIR]
-      Predict each test case's result with the model, never running anything: the asserts
-      of TESTS.py (assert CALL == EXPECTED, assert CALL), or without --tests the doctest
-      examples of SOLUTION.py. Per case the predicted value, the verdict (pass, fail,
-      raises X, unknown) and the confidence; last line \`predicted: P of N pass\`.
-  ndb verify --candidates A.py B.py ... --tests TESTS.py [--json] [--samples N] [--method M] [--model DIR]
-      Best@k: rank the candidates by predicted passes (ties by confidence); last line
-      \`best: FILE (P of N predicted to pass)\`.
-`;
+const VERIFY_FLAGS = {
+  tests: { type: 'string', value: 'TESTS.py', description: 'the test cases: assert CALL == EXPECTED, assert CALL (default: the doctests of SOLUTION.py)' },
+  candidates: { type: 'boolean', description: 'rank several solutions by predicted passes (Best@k); needs --tests' },
+  json: { type: 'boolean', description: 'print the report as JSON' },
+  samples: { type: 'string', value: 'N', description: 'sampled frames per prediction, 1 to 16 (default 1: greedy)' },
+  model: { type: 'string', value: 'DIR', description: 'a model folder (default: the embedded model)' },
+  method: { type: 'string', value: 'breakpoint|step_return', description: 'how a call is predicted to its return (default breakpoint)' },
+} satisfies FlagSpecs;
 
-type UsageErrorFactory = (message: string) => Error;
+export const VERIFY_COMMAND = defineCommand({
+  name: 'verify',
+  args: '[SOLUTIONS...]',
+  summary: "predict a solution's test cases (or rank candidates); nothing runs",
+  description: `Predict each test case's result with the model, never running anything: the asserts
+of TESTS.py (assert CALL == EXPECTED, assert CALL), or without --tests the doctest examples of
+SOLUTION.py. Per case the predicted value, the verdict (pass, fail, raises X,
+unknown) and the confidence; last line \`predicted: P of N pass\`. With --candidates A.py B.py ...
+--tests TESTS.py: Best@k, the candidates ranked by predicted passes (ties by confidence); last
+line \`best: FILE (P of N predicted to pass)\`.`,
+  flags: VERIFY_FLAGS,
+  run: verifyCommand,
+});
 
 function readSource(path: string, usage: UsageErrorFactory): string {
   if (!existsSync(path)) throw usage(`no such file: ${path}`);
   return readFileSync(path, 'utf8');
 }
 
-export async function verifyCommand(argv: string[], usage: UsageErrorFactory): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      tests: { type: 'string' },
-      candidates: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-      samples: { type: 'string' },
-      model: { type: 'string' },
-      method: { type: 'string' },
-    },
-  });
+export async function verifyCommand({ values, positionals }: Parsed<typeof VERIFY_FLAGS>, usage: UsageErrorFactory): Promise<void> {
   if (positionals.length === 0) throw usage('usage: ndb verify SOLUTION.py [--tests TESTS.py] | ndb verify --candidates A.py B.py ... --tests TESTS.py');
   if (!values.candidates && positionals.length > 1) throw usage(`one solution file, or --candidates for several (got ${positionals.length} files)`);
   if (values.candidates && values.tests === undefined) throw usage('--candidates needs --tests TESTS.py (the cases every candidate is predicted on)');

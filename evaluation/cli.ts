@@ -1,10 +1,11 @@
 /**
  * `ndb eval ...`: make the held-out set, measure next-state prediction, run CruxEval's
- * tasks. cli/ndb.ts dispatches here and owns the one-line usage error (passed in as `usage`).
+ * tasks. Each subcommand's flags are declared here (cli/command-line.ts); cli/ndb.ts adds
+ * them and owns the one-line usage error (passed in as `usage`).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { defineCommand, type FlagSpecs, type Parsed, type UsageErrorFactory } from '../cli/command-line.js';
 import { ProgressBar } from '../cli/progress.js';
 import { defaultModelDir, isPrecision, ModelFolderError, packageRoot, type Precision } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
@@ -15,30 +16,6 @@ import { makeHeldout, readHeldout } from './heldout.js';
 import { evaluateStates, formatStates } from './states.js';
 import { evaluateVerify, formatVerifyEval } from './verify-eval.js';
 
-export const EVAL_USAGE = `  ndb eval make-heldout (--data DATASET_DIR | --real) --out FILE.jsonl [--limit N]
-      Write a CruxEval-format held-out set (code, input, output, id), entry renamed to f,
-      outputs confirmed by real Python: from a dataset's test split (synthetic programs), or
-      with --real from the HumanEval and MBPP problems of the validation and test splits,
-      which no build trains on (evaluation/heldout-real.jsonl).
-  ndb eval states [--data FILE.jsonl] [--limit N] [--json] [--model DIR] [--precision fp32|int8]
-      Next-state prediction on real runs of the held-out programs, per action and per
-      component, for the model and the baseline (same locals, next line).
-  ndb eval cruxeval --task output|input [--data FILE.jsonl] [--limit N] [--json] [--model DIR]
-                    [--method breakpoint|step_return] [--precision fp32|int8] [--samples N]
-      CruxEval's protocol with the neural debugger, checked by real Python; pass@1 for the
-      model and a trivial baseline, and its calibration. --data defaults to
-      evaluation/heldout.jsonl (evaluation/heldout-real.jsonl: real code), --method to
-      breakpoint (the better output method), --model to models/default, --precision to fp32
-      (int8: the model folder's int8 file); --samples N votes over N sampled frames per jump.
-  ndb eval verify [--data FILE.jsonl] [--limit POOLS] [--k 4-8] [--cases N] [--seed S] [--json]
-                  [--method breakpoint|step_return] [--model DIR] [--precision fp32|int8] [--samples N]
-      The model as a verifier (ndb verify) on held-out HumanEval/MBPP problems: pools of the
-      reference solution and mutants that really fail; per-case agreement of predicted and
-      real verdicts, Best@k against a random choice and the oracle (real execution).
-      --data defaults to evaluation/heldout-real.jsonl, --k to 5, --cases to 3.
-`;
-
-type UsageErrorFactory = (message: string) => Error;
 
 
 const defaultData = () => join(packageRoot(), 'evaluation', 'heldout.jsonl');
@@ -71,8 +48,25 @@ async function loadModel(dir: string, precision: Precision, usage: UsageErrorFac
   }
 }
 
-async function makeHeldoutCommand(argv: string[], usage: UsageErrorFactory): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { data: { type: 'string' }, out: { type: 'string' }, limit: { type: 'string' }, real: { type: 'boolean', default: false } } });
+const MAKE_HELDOUT_FLAGS = {
+  data: { type: 'string', value: 'DATASET_DIR', description: 'a dataset folder (ndb data build): its test split' },
+  real: { type: 'boolean', description: 'the HumanEval and MBPP problems of the validation and test splits instead' },
+  out: { type: 'string', value: 'FILE.jsonl', description: 'the file to write' },
+  limit: { type: 'string', value: 'N', description: 'the first N rows only' },
+} satisfies FlagSpecs;
+
+const MAKE_HELDOUT_COMMAND = defineCommand({
+  name: 'make-heldout',
+  summary: 'write a CruxEval-format held-out set',
+  description: `Write a CruxEval-format held-out set (code, input, output, id), entry renamed to f,
+outputs confirmed by real Python: from a dataset's test split (synthetic programs), or
+with --real from the HumanEval and MBPP problems of the validation and test splits,
+which no build trains on (evaluation/heldout-real.jsonl). One of --data and --real.`,
+  flags: MAKE_HELDOUT_FLAGS,
+  run: makeHeldoutCommand,
+});
+
+async function makeHeldoutCommand({ values }: Parsed<typeof MAKE_HELDOUT_FLAGS>, usage: UsageErrorFactory): Promise<void> {
   if (!values.out || (values.data === undefined) === !values.real) {
     throw usage('usage: ndb eval make-heldout (--data DATASET_DIR | --real) --out FILE.jsonl [--limit N]');
   }
@@ -89,11 +83,24 @@ async function makeHeldoutCommand(argv: string[], usage: UsageErrorFactory): Pro
   );
 }
 
-async function statesCommand(argv: string[], usage: UsageErrorFactory): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { data: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean', default: false }, model: { type: 'string' }, precision: { type: 'string' } },
-  });
+const STATES_FLAGS = {
+  data: { type: 'string', value: 'FILE.jsonl', description: 'the held-out set (default evaluation/heldout.jsonl)' },
+  limit: { type: 'string', value: 'N', description: 'the first N rows only' },
+  json: { type: 'boolean', description: 'print the report as JSON' },
+  model: { type: 'string', value: 'DIR', description: 'a model folder (default: models/default)' },
+  precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32; int8: the folder's int8 file)" },
+} satisfies FlagSpecs;
+
+const STATES_COMMAND = defineCommand({
+  name: 'states',
+  summary: 'next-state prediction on real runs, model vs baseline',
+  description: `Next-state prediction on real runs of the held-out programs, per action and per
+component, for the model and the baseline (same locals, next line).`,
+  flags: STATES_FLAGS,
+  run: statesCommand,
+});
+
+async function statesCommand({ values }: Parsed<typeof STATES_FLAGS>, usage: UsageErrorFactory): Promise<void> {
   const rows = await loadRows(values.data, limitOf(values.limit, usage), usage);
   const dir = values.model ?? defaultModelDir();
   const model = await loadModel(dir, precisionOf(values.precision, usage), usage);
@@ -114,20 +121,28 @@ async function statesCommand(argv: string[], usage: UsageErrorFactory): Promise<
   }
 }
 
-async function cruxevalCommand(argv: string[], usage: UsageErrorFactory): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      data: { type: 'string' },
-      task: { type: 'string' },
-      method: { type: 'string' },
-      limit: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      model: { type: 'string' },
-      precision: { type: 'string' },
-      samples: { type: 'string' },
-    },
-  });
+const CRUXEVAL_FLAGS = {
+  task: { type: 'string', value: 'output|input', description: 'predict the output from the input, or the input from the output' },
+  data: { type: 'string', value: 'FILE.jsonl', description: 'the held-out set (default evaluation/heldout.jsonl)' },
+  method: { type: 'string', value: 'breakpoint|step_return', description: 'how a call is run to its return (default breakpoint, the better output method)' },
+  limit: { type: 'string', value: 'N', description: 'the first N rows only' },
+  json: { type: 'boolean', description: 'print the report as JSON' },
+  model: { type: 'string', value: 'DIR', description: 'a model folder (default: models/default)' },
+  precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32; int8: the folder's int8 file)" },
+  samples: { type: 'string', value: 'N', description: 'vote over N sampled frames per jump (default 1: greedy)' },
+} satisfies FlagSpecs;
+
+const CRUXEVAL_COMMAND = defineCommand({
+  name: 'cruxeval',
+  summary: "CruxEval's output and input tasks, pass@1",
+  description: `CruxEval's protocol with the neural debugger, checked by real Python; pass@1 for the
+model and a trivial baseline, and its calibration. --data defaults to
+evaluation/heldout.jsonl (evaluation/heldout-real.jsonl: real code).`,
+  flags: CRUXEVAL_FLAGS,
+  run: cruxevalCommand,
+});
+
+async function cruxevalCommand({ values }: Parsed<typeof CRUXEVAL_FLAGS>, usage: UsageErrorFactory): Promise<void> {
   const task = values.task;
   if (task !== 'output' && task !== 'input') throw usage('--task must be output or input');
   const method = values.method ?? 'breakpoint';
@@ -147,22 +162,30 @@ async function cruxevalCommand(argv: string[], usage: UsageErrorFactory): Promis
   }
 }
 
-async function verifyEvalCommand(argv: string[], usage: UsageErrorFactory): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      data: { type: 'string' },
-      limit: { type: 'string' },
-      k: { type: 'string' },
-      cases: { type: 'string' },
-      seed: { type: 'string' },
-      samples: { type: 'string' },
-      method: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      model: { type: 'string' },
-      precision: { type: 'string' },
-    },
-  });
+const VERIFY_EVAL_FLAGS = {
+  data: { type: 'string', value: 'FILE.jsonl', description: 'the held-out problems (default evaluation/heldout-real.jsonl)' },
+  limit: { type: 'string', value: 'POOLS', description: 'the first POOLS pools only' },
+  k: { type: 'string', value: '4-8', description: 'solutions per pool (default 5)' },
+  cases: { type: 'string', value: 'N', description: 'test cases per problem (default 3)' },
+  seed: { type: 'string', value: 'S', description: 'the seed of the mutants and the random choice (default 0)' },
+  samples: { type: 'string', value: 'N', description: 'vote over N sampled frames per jump (default 1: greedy)' },
+  method: { type: 'string', value: 'breakpoint|step_return', description: 'how a call is run to its return (default breakpoint, the better output method)' },
+  json: { type: 'boolean', description: 'print the report as JSON' },
+  model: { type: 'string', value: 'DIR', description: 'a model folder (default: models/default)' },
+  precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32; int8: the folder's int8 file)" },
+} satisfies FlagSpecs;
+
+const VERIFY_EVAL_COMMAND = defineCommand({
+  name: 'verify',
+  summary: 'the model as a verifier: agreement and Best@k',
+  description: `The model as a verifier (ndb verify) on held-out HumanEval/MBPP problems: pools of the
+reference solution and mutants that really fail; per-case agreement of predicted and
+real verdicts, Best@k against a random choice and the oracle (real execution).`,
+  flags: VERIFY_EVAL_FLAGS,
+  run: verifyEvalCommand,
+});
+
+async function verifyEvalCommand({ values }: Parsed<typeof VERIFY_EVAL_FLAGS>, usage: UsageErrorFactory): Promise<void> {
   const k = limitOf(values.k ?? '5', usage)!;
   if (k < 4 || k > 8) throw usage(`--k must be from 4 to 8, got ${k}`);
   const maxCases = limitOf(values.cases ?? '3', usage)!;
@@ -184,11 +207,5 @@ async function verifyEvalCommand(argv: string[], usage: UsageErrorFactory): Prom
   }
 }
 
-export async function evalCommand(argv: string[], usage: UsageErrorFactory): Promise<void> {
-  const [sub, ...rest] = argv;
-  if (sub === 'make-heldout') return makeHeldoutCommand(rest, usage);
-  if (sub === 'states') return statesCommand(rest, usage);
-  if (sub === 'cruxeval') return cruxevalCommand(rest, usage);
-  if (sub === 'verify') return verifyEvalCommand(rest, usage);
-  throw usage(`unknown eval command ${JSON.stringify(sub ?? '')}; try: ndb eval states --limit 10`);
-}
+/** `ndb eval`'s subcommands, in the order its help lists them. */
+export const EVAL_COMMANDS = [MAKE_HELDOUT_COMMAND, STATES_COMMAND, CRUXEVAL_COMMAND, VERIFY_EVAL_COMMAND] as const;

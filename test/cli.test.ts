@@ -72,6 +72,79 @@ describe('ndb trace', () => {
   });
 });
 
+describe('the command line (commander)', () => {
+  it('--version prints the version of package.json', () => {
+    const r = ndb('--version');
+    expect(r.code).toBe(0);
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string };
+    expect(r.stdout.trim()).toBe(pkg.version);
+  });
+
+  it('ndb alone, ndb help and --help list the commands on stdout, exit code 0', () => {
+    for (const args of [[], ['help'], ['--help']]) {
+      const r = ndb(...args);
+      expect(r.code, args.join(' ')).toBe(0);
+      for (const command of ['trace', 'data', 'eval', 'verify', 'debug', 'dap', 'lsp']) expect(r.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+      expect(r.stderr).toBe('');
+    }
+  });
+
+  it.each([
+    [['debug', '--help'], /^Usage: ndb debug \[options\] <FILE>/, ['--entry <NAME>', '--args <LITERALS>', '--infer-args', '--model <DIR>', '--device <cpu|cuda>', '--precision <fp32|int8>', '--samples <N>', '--temperature <T>', '--verify']],
+    [['trace', '-h'], /^Usage: ndb trace \[options\] <FILE>/, ['--entry <NAME>', '--args <LITERALS>', '--json', '--max-events <N>', '--timeout <SECONDS>']],
+    [['dap', '--help'], /^Usage: ndb dap \[options\]/, ['--port <N>', '--host <H>', '--token <T>', '--allow-remote']],
+    [['lsp', '--help'], /^Usage: ndb lsp \[options\]/, ['--stdio', '--model <DIR>', '--device <cpu|cuda>', '--max-steps <N>']],
+    [['verify', '--help'], /^Usage: ndb verify \[options\] \[SOLUTIONS\.\.\.\]/, ['--tests <TESTS.py>', '--candidates', '--json', '--samples <N>', '--model <DIR>', '--method <breakpoint|step_return>']],
+    [['data', '--help'], /^Usage: ndb data/, ['build', 'tokenizer', 'tokenize', 'check']],
+    [['data', 'build', '--help'], /^Usage: ndb data build \[options\]/, ['--out <DIR>', '--programs <N>', '--seed <S>', '--concurrency <K>', '--mix <ORIGIN=SHARE,...>']],
+    [['data', 'check', '--help'], /^Usage: ndb data check \[options\]/, ['--origin <humaneval|mbpp|stdlib>', '--limit <N>', '--json']],
+    [['eval', '--help'], /^Usage: ndb eval/, ['make-heldout', 'states', 'cruxeval', 'verify']],
+    [['eval', 'cruxeval', '--help'], /^Usage: ndb eval cruxeval \[options\]/, ['--task <output|input>', '--data <FILE.jsonl>', '--method <breakpoint|step_return>', '--limit <N>', '--json', '--model <DIR>', '--precision <fp32|int8>', '--samples <N>']],
+    [['eval', 'verify', '--help'], /^Usage: ndb eval verify \[options\]/, ['--limit <POOLS>', '--k <4-8>', '--cases <N>', '--seed <S>']],
+  ])('ndb %j: the help of the command, its flags, exit code 0', (args, usage, flags) => {
+    const r = ndb(...args);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(usage);
+    for (const flag of flags) expect(r.stdout).toContain(flag);
+  });
+
+  it('an option value may start with -: --args -1 as --args=-1', () => {
+    const file = join(dir, 'neg.py');
+    writeFileSync(file, 'def f(x):\n    return x * 2\n');
+    for (const args of [['--args', '-1'], ['--args=-1']]) {
+      const r = ndb('trace', file, '--entry', 'f', ...args);
+      expect(r.code, args.join(' ')).toBe(0);
+      const t = parseTrajectory(r.stdout.trimEnd());
+      expect(t.steps[0]!.state.locals).toEqual({ x: '-1' });
+      expect(t.exit).toEqual({ kind: 'normal', value: '-2' });
+    }
+  });
+
+  it.each([
+    ['a typo in a command', ['trac', EXAMPLE], /^ndb: error: unknown command "trac" \(did you mean trace\?\); run `ndb help`$/],
+    ['a typo in a subcommand', ['data', 'buil'], /^ndb: error: unknown data command "buil" \(did you mean build\?\); run `ndb data --help`$/],
+    ['a typo in a flag', ['trace', EXAMPLE, '--entyr', 'count'], /^ndb: error: unknown option '--entyr' \(did you mean --entry\?\); see `ndb trace --help`$/],
+    ['a flag without its value', ['dap', '--port'], /^ndb: error: option '--port <N>' argument missing; see `ndb dap --help`$/],
+    ['a group without its command', ['eval'], /^ndb: error: `ndb eval` needs a command; run `ndb eval --help` for the list$/],
+    ['a missing file argument', ['trace'], /^ndb: error: missing required argument 'FILE'; see `ndb trace --help`$/],
+  ])('%s: one line, exit code 2', (_name, args, pattern) => {
+    const r = ndb(...args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr.trim()).toMatch(pattern);
+  });
+
+  it('a CUDA fallback warns once, with one prefix', () => {
+    const r = spawnSync(process.execPath, [NDB, 'debug', EXAMPLE, '--entry', 'count', '--args', "'a', 'b'", '--device', 'cuda'], { input: 'q\n', encoding: 'utf8', timeout: 120_000 });
+    expect(r.status).toBe(0);
+    // This machine's onnxruntime-node has no CUDA provider (or no GPU): the fallback's warning.
+    const warnings = r.stderr.split('\n').filter((l) => l.includes('warning'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^ndb: warning: CUDA requested but .*; running on the CPU$/);
+  });
+});
+
 describe('ndb data build', () => {
   const build = (out: string) => ndb('data', 'build', '--out', out, '--programs', '40', '--seed', '3');
 
