@@ -11,6 +11,7 @@ import { ProgressBar } from './progress.js';
 
 const VERIFY_FLAGS = {
   tests: { type: 'string', value: 'TESTS.py', description: 'the test cases: assert CALL == EXPECTED, assert CALL (default: the doctests of SOLUTION.py)' },
+  doctests: { type: 'boolean', description: "with --tests: the solution's doctest examples too" },
   candidates: { type: 'boolean', description: 'rank several solutions by predicted passes (Best@k); needs --tests' },
   json: { type: 'boolean', description: 'print the report as JSON' },
   samples: { type: 'string', value: 'N', description: 'sampled frames per prediction, 1 to 16 (default 1: greedy)' },
@@ -24,7 +25,7 @@ export const VERIFY_COMMAND = defineCommand({
   summary: "predict a solution's test cases (or rank candidates); nothing runs",
   description: `Predict each test case's result with the model, never running anything: the asserts
 of TESTS.py (assert CALL == EXPECTED, assert CALL), or without --tests the doctest examples of
-SOLUTION.py. Per case the predicted value, the verdict (pass, fail, raises X,
+SOLUTION.py (--doctests: both). Per case the predicted value, the verdict (pass, fail, raises X,
 unknown) and the confidence; last line \`predicted: P of N pass\`. With --candidates A.py B.py ...
 --tests TESTS.py: Best@k, the candidates ranked by predicted passes (ties by confidence); last
 line \`best: FILE (P of N predicted to pass)\`.`,
@@ -54,7 +55,10 @@ export async function verifyCommand({ values, positionals }: Parsed<typeof VERIF
   const cases = [];
   for (const s of solutions) {
     try {
-      cases.push(await readCases(s.code, tests?.code ?? null));
+      const read = await readCases(s.code, tests?.code ?? null);
+      // --doctests with --tests: the solution's doctest examples too (the editor's Verify Tests asks for both).
+      if (values.doctests && tests) read.cases.push(...(await readCases(s.code, null)).cases);
+      cases.push(read);
     } catch (err) {
       if (err instanceof VerifyInputError) throw usage(`cannot read ${s.path} or its tests: ${err.message}`);
       throw err;

@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { splitOf } from '../data-pipeline/split.js';
 import { readHeldout } from '../evaluation/heldout.js';
 import { compareValues, exceptionName, rankCandidates, readCases, type VerifyReport } from '../evaluation/verify.js';
+import { type VerifyJson, verifyItems, verifySummary } from '../extension/src/verify-items.js';
 import { formatVerifyEval, mutantsOf, pickMutants, problemsOf, realVerdicts, type VerifyEvalReport } from '../evaluation/verify-eval.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -250,6 +251,36 @@ describe.skipIf(!HAS_MODEL)('ndb verify on the shipped model', () => {
     const c = byName.get('c.py')!;
     expect(c.cases.find((x) => x.case.text === 'assert 5 == add(2, 3)')!.reason).toMatch(/add is not a top-level function of the solution/);
     expect(readdirSync(dir).sort()).toEqual(['b.py', 'c.py', 'solution.py', 'tests.py']);
+  });
+
+  it('--tests FILE --doctests on one file (the editor\'s Verify Tests): its asserts and doctests, as the quick pick lists them', () => {
+    const dir = workdir();
+    writeFileSync(join(dir, 'both.py'), `${SOLUTION}\nassert add(1) == 2\nassert square(x) == 4\n`);
+    const r = ndb(dir, 'verify', 'both.py', '--tests', 'both.py', '--doctests', '--json');
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as VerifyReport;
+    expect(report.cases.map((c) => `${c.case.source}:${c.case.text}`)).toEqual([
+      'tests:assert add(1) == 2',
+      'tests:assert square(x) == 4',
+      'doctest:>>> add(1, 2)',
+      'doctest:>>> add(1, None)',
+      'doctest:>>> x = 4',
+      'doctest:>>> add(x, 1)',
+    ]);
+    const items = verifyItems(report as unknown as VerifyJson);
+    // Failing cases first (add(1) cannot bind: raises TypeError), passes last.
+    expect(items[0]!.label).toBe('$(error) line 21: assert add(1) == 2');
+    expect(items[0]!.description).toMatch(/^predicted: raises TypeError, got TypeError\(.*\(100%\)$/);
+    expect(items[0]!.debug).toEqual({ entry: 'add', args: '1' });
+    const rank = { '$(error)': 0, '$(question)': 1, '$(pass)': 2 } as Record<string, number>;
+    const ranks = items.map((i) => rank[i.label.split(' ')[0]!]!);
+    expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+    // A case that is no call with literals cannot be debugged; it says why.
+    const square = items.find((i) => i.label.endsWith('assert square(x) == 4'))!;
+    expect(square.debug).toBeUndefined();
+    expect(square.detail).toMatch(/argument is not a Python literal: x/);
+    expect(verifySummary(report as unknown as VerifyJson)).toBe(`predicted: ${report.passed} of 6 pass`);
+    expect(readdirSync(dir).sort()).toEqual(['both.py', 'solution.py', 'tests.py']);
   });
 
   it('bad input is one line and exit code 2', () => {
