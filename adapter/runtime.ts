@@ -33,7 +33,6 @@
  * Breakpoints outside the cut are unverified, with the reason.
  */
 import { EventEmitter } from 'node:events';
-import { readFile } from 'node:fs/promises';
 import { serializeFrame } from '../grammar/serialize.js';
 import type { Action, ForwardAction, State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, truncateRepr, truncateText } from '../grammar/truncate.js';
@@ -44,6 +43,7 @@ import type { Prediction, PredictionStats, PredictOptions, Predictor } from '../
 import { programInfo, type ProgramInfo } from '../model-client/program-info.js';
 import { guessable, historyKey, newCounters, PREFETCH_ACTIONS, type PrefetchCounters, tried, validGuess } from './prefetch.js';
 import { type End, RuntimeError, type Stop, Timeline } from './timeline.js';
+import { readPythonSource } from './read-source.js';
 import { describeExit, sandboxProtections, type Verification, Verifier } from './verifier.js';
 
 export { RuntimeError };
@@ -237,9 +237,10 @@ export class NeuralRuntime extends EventEmitter {
 
   private async loadProgram(path: string): Promise<void> {
     try {
-      this.source = await readFile(path, 'utf8');
+      // As Python reads it (coding line, BOM); a regular file of at most 4 MiB.
+      this.source = await readPythonSource(path);
     } catch (err) {
-      throw new RuntimeError(`cannot read the program ${path}: ${(err as Error).message}`);
+      throw new RuntimeError((err as Error).message);
     }
     this.loadedPath = path;
     this.info = await programInfo(this.source);

@@ -11,10 +11,10 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { KvCache, kvNames } from './kv-cache.js';
-import type { KvShape, ModelFolder } from './model-folder.js';
+import { type KvShape, type ModelFolder, ModelFolderError } from './model-folder.js';
 
 export type Provider = 'cpu' | 'cuda';
 
@@ -139,7 +139,16 @@ export class ModelSession {
   }
 
   static async open(folder: ModelFolder, opts: SessionOptions = {}): Promise<ModelSession> {
-    const { session, provider } = await createInferenceSession(folder.onnxPath, opts);
+    let opened;
+    try {
+      opened = await createInferenceSession(folder.onnxPath, opts);
+    } catch (err) {
+      // The manifest's hashes matched (or were not checked): the file itself is broken (a
+      // truncated download, a manifest rewritten after it), not ndb.
+      const reason = String((err as Error)?.message ?? err).split('\n')[0];
+      throw new ModelFolderError(folder.dir, `${basename(folder.onnxPath)} is corrupt: onnxruntime cannot load it (${reason}); reinstall or re-export the model`);
+    }
+    const { session, provider } = opened;
     const inputs = ['input_ids', 'attention_mask', 'position_ids', ...kvNames(folder.kvShape.layers).map(([past]) => past)];
     const outputs = ['logits', ...kvNames(folder.kvShape.layers).map(([, added]) => added)];
     const missing = [...inputs.filter((n) => !session.inputNames.includes(n)), ...outputs.filter((n) => !session.outputNames.includes(n))];
