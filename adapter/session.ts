@@ -106,6 +106,8 @@ const THREAD_ID = 1;
 const FRAME_ID_BASE = 1;
 /** How long launch waits for configurationDone before it starts anyway (a client that never sends it). */
 const CONFIGURATION_TIMEOUT_MS = 10_000;
+/** How long launch waits for configurationDone before answering (a client that waits for the answer first). */
+const LAUNCH_ANSWER_MS = 500;
 
 /**
  * The output category of what the user must see (the predicted end, notes on the launch
@@ -290,7 +292,24 @@ export class NeuralDebugSession extends DebugSession {
     this.launchQueue = this.launchQueue.then(() =>
       this.handle(response, async () => {
         const { runtime, options } = await this.prepareLaunch(raw);
-        await Promise.race([this.configured.promise, delay(CONFIGURATION_TIMEOUT_MS)]);
+        // Most clients (VS Code) send configurationDone without waiting for the launch's
+        // answer: then the first state is predicted first and a failure is the launch's error.
+        // Some (as with debugpy) wait for the answer first: after LAUNCH_ANSWER_MS it comes,
+        // and the run starts once configurationDone does (or after CONFIGURATION_TIMEOUT_MS).
+        const configured = await Promise.race([this.configured.promise.then(() => true), delay(LAUNCH_ANSWER_MS).then(() => false)]);
+        if (!configured) {
+          this.sendResponse(response);
+          await Promise.race([this.configured.promise, delay(CONFIGURATION_TIMEOUT_MS)]);
+          try {
+            this.reportStop(await runtime.launch(options));
+          } catch (err) {
+            if (this.closed) return;
+            if (!isUserError(err)) this.log(`ndb dap: internal error in launch: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+            this.sendEvent(new OutputEvent(`ndb: the launch failed: ${describeError(err)}\n`, 'stderr'));
+            this.sendEvent(new TerminatedEvent());
+          }
+          return;
+        }
         const event = await runtime.launch(options);
         this.sendResponse(response);
         this.reportStop(event);
