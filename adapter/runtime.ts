@@ -639,12 +639,12 @@ export class NeuralRuntime extends EventEmitter {
     return { reason: 'end', description: `predicted end of the run: ${describeExit(end.exit)}${confidence}` };
   }
 
-  private emitStop(event: StopEvent): StopEvent {
-    const v = this.verification();
   private pastEndEvent(): StopEvent {
     return { ...this.endEvent(), pastEnd: true };
   }
 
+  private emitStop(event: StopEvent): StopEvent {
+    const v = this.verification();
     if (v && v.kind !== 'unavailable' && !v.matches) this.emit('output', `verify: ${summarize(v)}\n`, 'console');
     this.emit('stopped', event);
     return event;
