@@ -25,11 +25,13 @@
  * decoder feeds it without sampling.
  */
 import { escapePayload } from '../grammar/escape.js';
-import type { Action, Direction, Event } from '../grammar/state.js';
-import { MAX_SOURCE_CHARS, truncateText, MAX_LOCALS } from '../grammar/truncate.js';
+import type { Action, Direction, Event, State } from '../grammar/state.js';
+import { MAX_SOURCE_CHARS, MAX_REPR_CHARS, truncateText, MAX_LOCALS } from '../grammar/truncate.js';
 import { TOKENS } from '../grammar/tokens.js';
-import { type KnownNames, type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
+import { type ControlFlow, headImpossible, type Landing } from './control-flow.js';
+import { JsonString, type KnownNames, type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
 import { type FrameNames, LocSegment } from './loc-constraint.js';
+import { reprRule } from './repr-constraint.js';
 import { type Segment, type TokenSpan, cp } from './segment.js';
 
 /** What a frame is predicted from. */
@@ -52,7 +54,17 @@ export interface FrameRules {
   prevFunction?: string;
   /** A breakpoint's target: the function holding its line (undefined: not known, e.g. a class body). */
   breakpointFunction?: string;
+  /**
+   * The program's control flow (control-flow.ts): lines by frame, where the action can land
+   * from `prev`, and a return's value on a line that returns nothing (None). None: not known.
+   */
+  flow?: ControlFlow;
+  /** The state the action is taken from (for `flow`). */
+  prev?: State;
 }
+
+/** A return event's value on a line without a return or yield: an exception leaving the frame. */
+const NONE_VALUE = { prefix: (s: string) => 'None'.startsWith(s), complete: (s: string) => s === 'None' };
 
 /** A call frame's required names, as the truncation rule keeps them (the first 11 of more than 12). */
 function requiredCallLocals(params: readonly string[] | undefined): readonly string[] | undefined {
@@ -173,6 +185,10 @@ class SourceSegment implements Segment {
   canEnd(): boolean {
     return this.pos === this.expected.length;
   }
+  /** The one character that may come next (a sample of a pending character's range would miss it). */
+  get next(): number | undefined {
+    return this.expected[this.pos];
+  }
   forced(): string | null {
     if (this.pos === 0) return escapePayload(String.fromCodePoint(...this.expected));
     return this.canEnd() ? '' : null;
@@ -239,6 +255,7 @@ class Utf8State {
 }
 
 const LT = cp('<');
+const ELLIPSIS = cp('…');
 const BACKSLASH = cp('\\');
 const PIPE = cp('|');
 
@@ -261,9 +278,16 @@ export class FrameConstraint {
   private function: string | undefined;
   private spans: FrameSpans = { head: -1, locals: [] };
   private finished = false;
+  private readonly landing: Landing;
 
   constructor(private readonly rules: FrameRules) {
-    this.heads = allowedHeads(rules.action);
+    this.landing = rules.flow ? rules.flow.landing(rules.action, rules.prev) : {};
+    const heads = new Set(allowedHeads(rules.action));
+    for (const h of heads) {
+      const head = HEADS.get(h);
+      if (head?.kind === 'event' && headImpossible(this.landing[head.event])) heads.delete(h);
+    }
+    this.heads = heads;
     const step = rules.action !== null && STEP_ACTIONS.has(rules.action.kind);
     this.bareAllowedFor = (event) => step && event !== 'call';
   }
@@ -328,7 +352,14 @@ export class FrameConstraint {
     // A held `<` and backslashes are literal text before a non-ASCII character.
     if (this.held >= 0 && ![LT, ...backslashes(this.held)].every((c) => base.push(c, 0))) return false;
     const n = hi - lo + 1;
+    // A source line allows exactly one character: sample that one (held text first, as above).
+    if (this.segment instanceof SourceSegment) {
+      const want = (base as SourceSegment).next;
+      return want !== undefined && want >= lo && want <= hi;
+    }
     const samples = n <= 256 ? Array.from({ length: n }, (_, i) => lo + i) : [...Array.from({ length: 256 }, (_, i) => lo + Math.floor((i * n) / 256)), hi];
+    // The truncation mark: at a repr's length cap it may be the one character left (repr-constraint.ts).
+    if (n > 256 && lo <= ELLIPSIS && ELLIPSIS <= hi) samples.unshift(ELLIPSIS);
     return samples.some((c) => base.clone().push(c, 0));
   }
 
@@ -379,7 +410,13 @@ export class FrameConstraint {
         return new EmptySegment();
       case 'loc': {
         const event = this.head!.kind === 'event' ? this.head!.event : 'call';
+        const flow = rules.flow;
+        const landing = this.landing[event];
+        const bareLines = landing?.bare ?? (rules.prevFunction !== undefined ? flow?.linesOf(rules.prevFunction) : undefined);
         return new LocSegment({
+          ...(flow ? { frameLines: (name: string) => flow.linesOf(name) } : {}),
+          ...(bareLines ? { bareLines } : {}),
+          ...(landing?.stacks ? { stacks: landing.stacks } : {}),
           lineCount: rules.lines.length,
           names: rules.names,
           bareAllowed: this.bareAllowedFor(event),
@@ -395,10 +432,16 @@ export class FrameConstraint {
       case 'locals': {
         const call = this.head?.kind === 'event' && this.head.event === 'call';
         const names = this.function === undefined ? undefined : rules.localNames?.get(this.function);
-        return new LocalsSegment(this.bare, call ? requiredCallLocals(rules.callLocals?.get(this.line!)) : undefined, names);
+        return new LocalsSegment(this.bare, call ? requiredCallLocals(rules.callLocals?.get(this.line!)) : undefined, names, reprRule(rules.flow !== undefined && !rules.flow.ownReprs));
       }
-      case 'value':
-        return new ValueSegment();
+      case 'value': {
+        const fn = this.function;
+        const onlyNone = this.head?.kind === 'event' && this.head.event === 'return' && fn !== undefined && rules.flow !== undefined && !rules.flow.returnsValue(fn, this.line!);
+        if (onlyNone) return new ValueSegment(new JsonString(NONE_VALUE, MAX_REPR_CHARS));
+        // A return's or an exception's value is a repr too (an exit's is left free).
+        const event = this.head?.kind === 'event' && rules.flow !== undefined && !rules.flow.ownReprs;
+        return event ? new ValueSegment(new JsonString(reprRule(true), MAX_REPR_CHARS)) : new ValueSegment();
+      }
     }
   }
 

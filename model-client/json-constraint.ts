@@ -239,6 +239,8 @@ export class LocalsSegment implements Segment {
     private readonly required?: readonly string[],
     /** The names the frame's function can hold; undefined: any identifier (module, class body, lambda…). */
     private readonly names?: KnownNames,
+    /** What a value's repr may be (repr-constraint.ts); undefined: any text. */
+    private readonly valueRule: ContentRule = ANY,
   ) {}
 
   /** Whether every required name is written (the object may close only then). */
@@ -314,7 +316,7 @@ export class LocalsSegment implements Segment {
   private valueString(): JsonString {
     if (this.key === DELTA_MARKER) return new JsonString(markerValueRule);
     if (this.key === MORE_LOCALS_KEY) return new JsonString(moreValueRule);
-    return new JsonString(ANY, MAX_REPR_CHARS);
+    return new JsonString(this.valueRule, MAX_REPR_CHARS);
   }
 
   canEnd(): boolean {
@@ -326,7 +328,7 @@ export class LocalsSegment implements Segment {
   }
 
   clone(): LocalsSegment {
-    const c = new LocalsSegment(this.deltaAllowed, this.required, this.names);
+    const c = new LocalsSegment(this.deltaAllowed, this.required, this.names, this.valueRule);
     c.state = this.state;
     c.current = this.current?.clone() ?? null;
     c.key = this.key;

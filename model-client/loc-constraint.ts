@@ -49,6 +49,31 @@ export interface LocRules {
   callLines?: ReadonlyMap<string, ReadonlySet<number>>;
   /** Where the innermost frame must end up (a breakpoint's line, in the function that holds it). */
   innermost?: { line: number; function?: string };
+  /** Lines by frame (control-flow.ts): the lines a frame of this name can report; undefined: any. */
+  frameLines?: (name: string) => ReadonlySet<number> | undefined;
+  /** Where the action can land (control-flow.ts): the bare lines allowed; undefined: any. */
+  bareLines?: ReadonlySet<number>;
+  /** Where the action can land: the whole stacks allowed (`f:3 g:7`); undefined: any. */
+  stacks?: ReadonlySet<string>;
+}
+
+const PREFIXES = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
+
+/** Every prefix of every string of the set (memoized per set). */
+function prefixesOf(set: ReadonlySet<string>): ReadonlySet<string> {
+  let p = PREFIXES.get(set);
+  if (!p) {
+    const out = new Set<string>();
+    for (const s of set) for (let i = 0; i <= s.length; i++) out.add(s.slice(0, i));
+    PREFIXES.set(set, (p = out));
+  }
+  return p;
+}
+
+/** Whether some line of the set is written with these leading digits. */
+function someLineStartsWith(lines: ReadonlySet<number>, digits: string): boolean {
+  for (const l of lines) if (String(l).startsWith(digits)) return true;
+  return false;
 }
 
 const DIGIT_0 = cp('0');
@@ -58,6 +83,8 @@ export class LocSegment implements Segment {
   private mode: 'start' | 'bare' | 'name' | 'line' = 'start';
   private name = '';
   private digits = '';
+  /** The whole text so far (for the stacks rule). */
+  private text = '';
 
   constructor(private readonly rules: LocRules) {}
 
@@ -76,6 +103,31 @@ export class LocSegment implements Segment {
   }
 
   push(c: number): boolean {
+    if (!this.pushChar(c)) return false;
+    this.text += String.fromCodePoint(c);
+    const { stacks, bareLines, frameLines } = this.rules;
+    if (this.mode === 'bare') return !bareLines || someLineStartsWith(bareLines, this.digits);
+    if (stacks) return prefixesOf(stacks).has(this.text);
+    if (this.mode === 'line' && this.digits !== '' && frameLines) {
+      const lines = frameLines(this.name);
+      return !lines || someLineStartsWith(lines, this.digits);
+    }
+    if (this.mode === 'name' && this.name === '' && frameLines) {
+      // An entry just ended (the space after its line): its line must be one of its frame's.
+      return this.entryOk(this.prevName, this.prevDigits);
+    }
+    return true;
+  }
+
+  private prevName = '';
+  private prevDigits = '';
+
+  private entryOk(name: string, digits: string): boolean {
+    const lines = this.rules.frameLines?.(name);
+    return !lines || lines.has(Number(digits));
+  }
+
+  private pushChar(c: number): boolean {
     const isDigit = c >= DIGIT_0 && c <= DIGIT_9;
     switch (this.mode) {
       case 'start':
@@ -99,6 +151,8 @@ export class LocSegment implements Segment {
       case 'line':
         if (isDigit) return this.addDigit(c);
         if (c !== cp(' ') || this.digits === '') return false;
+        this.prevName = this.name;
+        this.prevDigits = this.digits;
         this.mode = 'name';
         this.name = '';
         return true;
@@ -124,8 +178,13 @@ export class LocSegment implements Segment {
     if (!((this.mode === 'bare' || this.mode === 'line') && this.digits !== '')) return false;
     const { innermost } = this.rules;
     if (innermost && (Number(this.digits) !== innermost.line || (this.mode === 'line' && innermost.function !== undefined && this.name !== innermost.function))) return false;
-    const lines = this.mode === 'line' ? this.rules.callLines?.get(this.name) : undefined;
-    return !lines || lines.has(Number(this.digits));
+    const { stacks, bareLines } = this.rules;
+    // Whole stacks, where given, already hold the call lines (a generator's resumption included).
+    const lines = this.mode === 'line' && !stacks ? this.rules.callLines?.get(this.name) : undefined;
+    if (lines && !lines.has(Number(this.digits))) return false;
+    if (this.mode === 'bare') return !bareLines || bareLines.has(Number(this.digits));
+    if (stacks) return stacks.has(this.text);
+    return this.entryOk(this.name, this.digits);
   }
 
   forced(): string | null {
@@ -137,6 +196,9 @@ export class LocSegment implements Segment {
     c.mode = this.mode;
     c.name = this.name;
     c.digits = this.digits;
+    c.text = this.text;
+    c.prevName = this.prevName;
+    c.prevDigits = this.prevDigits;
     return c;
   }
 }

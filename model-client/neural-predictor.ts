@@ -19,6 +19,7 @@ import { CERTAIN_EXIT, CERTAIN_STATE, exitConfidence, stateConfidence } from './
 import { type CutBudget, cutProgram, type ProgramCut } from './cut.js';
 import { type DecodedFrame, decodeFrames, FrameBudgetError, type SamplingOptions } from './decode.js';
 import { type Entry, EntryError, entryStart } from './entry-state.js';
+import { ControlFlow } from './control-flow.js';
 import type { FrameRules } from './frame-constraint.js';
 import { FrameNames } from './loc-constraint.js';
 import { type LoadModelFolderOptions, loadModelFolder, loadTokenizer } from './model-folder.js';
@@ -68,6 +69,8 @@ interface Program {
   /** Function name -> the names its frames can hold. */
   localNames: ReadonlyMap<string, KnownNames>;
   info: ProgramInfo;
+  /** Lines by frame and where actions land (control-flow.ts); null when not known. */
+  flow: ControlFlow | null;
   contextIds: number[];
 }
 
@@ -191,8 +194,8 @@ export class NeuralPredictor implements Predictor {
     const lines = sourceLines(program);
     // The program's tokens run now, once for the whole session (while Python binds the
     // arguments and reads the signatures).
-    const [context, start, info] = await Promise.all([this.prefix.prompt(contextIds), entryStart(program, entry), programInfo(program)]);
-    this.program = { text: program, lines, names: FrameNames.ofProgram(lines), ...signaturesOf(info), info, contextIds };
+    const [context, start, info, flow] = await Promise.all([this.prefix.prompt(contextIds), entryStart(program, entry), programInfo(program), ControlFlow.of(program).catch(() => null)]);
+    this.program = { text: program, lines, names: FrameNames.ofProgram(lines), ...signaturesOf(info), info, flow, contextIds };
     if (start.kind === 'known') {
       const { state } = start;
       // Every next prompt begins with this frame: it runs while the user looks at the first stop (catchUp).
@@ -288,7 +291,7 @@ export class NeuralPredictor implements Predictor {
   }
 
   private rules(action: Action | null, prev?: State): FrameRules {
-    const { lines, names, callLocals, callLines, localNames, info } = this.program!;
+    const { lines, names, callLocals, callLines, localNames, info, flow } = this.program!;
     const target = action?.kind === 'breakpoint' ? breakpointFunction(info, lines, action.line) : undefined;
     return {
       action,
@@ -299,6 +302,7 @@ export class NeuralPredictor implements Predictor {
       localNames,
       ...(prev ? { prevFunction: prev.stack[prev.stack.length - 1]!.function } : {}),
       ...(target ? { breakpointFunction: target } : {}),
+      ...(flow ? { flow, ...(prev ? { prev } : {}) } : {}),
     };
   }
 

@@ -1,0 +1,79 @@
+/**
+ * Soundness of the control-flow constraint against a real run: every state the state tree's
+ * moves reach (state-tree/tree.ts), written as the model would write it, must pass the frame
+ * constraint with the program's control flow (control-flow.ts). Used by the tests and by
+ * `node dist/model-client/control-flow-check.js N` (the README's figure).
+ */
+import { serializeExit, serializeFrame } from '../grammar/serialize.js';
+import type { Action, Exit, State } from '../grammar/state.js';
+import { TOKEN_PATTERN, TOKENS } from '../grammar/tokens.js';
+import { truncateRepr, truncateState } from '../grammar/truncate.js';
+import { StateTree } from '../state-tree/tree.js';
+import type { ControlFlow } from './control-flow.js';
+import { FrameConstraint, type FrameRules } from './frame-constraint.js';
+import { FrameNames } from './loc-constraint.js';
+
+/** Feeds a frame's text: each special token alone, each payload whole. */
+export function feedText(c: FrameConstraint, text: string): boolean {
+  const encoder = new TextEncoder();
+  let last = 0;
+  for (const m of text.matchAll(TOKEN_PATTERN)) {
+    if (m.index > last && !c.pushBytes(encoder.encode(text.slice(last, m.index)))) return false;
+    if (!c.pushSpecial(m[0])) return false;
+    last = m.index + m[0].length;
+  }
+  return last === text.length || c.pushBytes(encoder.encode(text.slice(last)));
+}
+
+export interface Refusal {
+  action: Action;
+  prev: State;
+  text: string;
+}
+
+export interface CheckResult {
+  checked: number;
+  refused: Refusal[];
+}
+
+function frameText(direction: 'forward' | 'inverse', landing: { state: State } | { exit: Exit }, prev: State, action: Action): string {
+  if ('exit' in landing) return serializeExit(landing.exit) + TOKENS.traceEnd;
+  return serializeFrame(direction, landing.state, prev, action) + TOKENS.actionSep;
+}
+
+/** Checks every forward and inverse move from every state of one run. */
+export function checkTree(tree: StateTree, flow: ControlFlow, lines: readonly string[]): CheckResult {
+  const names = FrameNames.ofProgram(lines);
+  const refused: Refusal[] = [];
+  let checked = 0;
+  const check = (direction: 'forward' | 'inverse', prevRaw: State, action: Action, landing: { state: State } | { exit: Exit }) => {
+    const prev = truncateState(prevRaw);
+    const land = 'exit' in landing ? { exit: 'value' in landing.exit ? { ...landing.exit, value: truncateRepr(landing.exit.value) } : landing.exit } : { state: truncateState(landing.state) };
+    const text = frameText(direction, land, prev, action);
+    const rules: FrameRules = { action, lines, names, flow, prev, prevFunction: prev.stack[prev.stack.length - 1]!.function };
+    const c = new FrameConstraint(rules);
+    checked++;
+    if (!feedText(c, text) || !c.done) refused.push({ action, prev, text });
+  };
+  const forward: Action[] = [{ kind: 'step_into' }, { kind: 'step_over' }, { kind: 'step_return' }, { kind: 'continue' }];
+  for (let i = 0; i < tree.size; i++) {
+    const prev = tree.states[i]!;
+    const actions = [...forward];
+    // A breakpoint on a line the run reaches later.
+    const later = tree.states.slice(i + 1).find((s) => s.event === 'line');
+    if (later) actions.push({ kind: 'breakpoint', line: later.line, source: later.source });
+    for (const action of actions) {
+      const l = tree.move(i, action);
+      check('forward', prev, action, 'node' in l ? { state: tree.states[l.node]! } : l);
+    }
+  }
+  const inverse: Action[] = [{ kind: 'inv_step_into' }, { kind: 'inv_step_over' }, { kind: 'inv_step_call' }];
+  for (let p = 0; p < tree.inverse.length; p++) {
+    const prev = tree.inverse[p]!.state;
+    for (const action of inverse) {
+      const l = tree.move(p, action);
+      check('inverse', prev, action, 'node' in l ? { state: tree.inverse[l.node]!.state } : l);
+    }
+  }
+  return { checked, refused };
+}

@@ -1,0 +1,235 @@
+/**
+ * Where a frame of the program can stop, and where an action can take it, from the program's
+ * bytecode (control_flow.py: compile() only, nothing runs). Two constraints for decoding:
+ *
+ * - **Lines by frame.** A frame named `f` reports only lines of a code object named `f`
+ *   (the lines its bytecode carries, and its first line for a call); a module-level frame
+ *   only module-level statements, never a line inside a def or class body.
+ * - **Where an action lands** (landing()): from the state before and the action, which
+ *   locations each head (line, call, return, exception) can take, following the state tree's
+ *   moves (state-tree/tree.ts) over the bytecode's control-flow graph (next() and prev()),
+ *   the functions a line can call (any function of the program: calls hide behind names,
+ *   properties and callbacks), and the caller's line after a return. Where the analysis
+ *   cannot tell, it leaves the location free under the first rule.
+ *
+ * And one on values: a return event on a line with no return or yield instruction is an
+ * exception leaving the frame, whose value is `None` (returnLines()).
+ *
+ * The rules over-approximate: test/control-flow.test.ts checks that every real next state of
+ * thousands of traced programs passes.
+ */
+import { z } from 'zod';
+import type { Action, Event, Frame, State } from '../grammar/state.js';
+import { helperPath, runPythonHelper } from '../tracer/python-helper.js';
+import { writesOwnReprs } from './repr-constraint.js';
+
+const FrameFlowSchema = z.object({
+  lines: z.array(z.number().int()),
+  first: z.array(z.number().int()),
+  next: z.record(z.string(), z.array(z.number().int())),
+  returns: z.array(z.number().int()),
+  resumes: z.array(z.number().int()),
+  starts: z.array(z.number().int()),
+});
+const FlowSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('ok'), frames: z.record(z.string(), FrameFlowSchema) }),
+  z.object({ kind: z.literal('error'), message: z.string() }),
+]);
+
+const HELPER_TIMEOUT_MS = 10_000;
+
+/** One frame name's code objects, merged. */
+export interface FrameFlow {
+  lines: ReadonlySet<number>;
+  first: ReadonlySet<number>;
+  next: ReadonlyMap<number, ReadonlySet<number>>;
+  prev: ReadonlyMap<number, ReadonlySet<number>>;
+  returns: ReadonlySet<number>;
+  resumes: ReadonlySet<number>;
+  /** Lines the first line event after a call or a resumption can report. */
+  starts: ReadonlySet<number>;
+}
+
+/** The locations a head may take: bare line numbers (same frame) and whole stacks (`f:1 g:5`); undefined: free. */
+export interface HeadLanding {
+  bare?: ReadonlySet<number>;
+  stacks?: ReadonlySet<string>;
+}
+
+export type Landing = Partial<Record<Event, HeadLanding>>;
+
+const EMPTY: ReadonlySet<number> = new Set();
+const NONE_HEAD: HeadLanding = { bare: new Set(), stacks: new Set() };
+
+export function stackText(frames: readonly Frame[]): string {
+  return frames.map((f) => `${f.function}:${f.line}`).join(' ');
+}
+
+export class ControlFlow {
+  /**
+   * @param ownReprs the program defines `__repr__` (its values may print as anything; otherwise
+   *   a repr must be shaped like a value's, repr-constraint.ts)
+   */
+  constructor(
+    readonly frames: ReadonlyMap<string, FrameFlow>,
+    readonly ownReprs = false,
+  ) {}
+
+  /** Compiles (never runs) the program; null when it does not compile. */
+  static async of(source: string): Promise<ControlFlow | null> {
+    const run = await runPythonHelper({ script: helperPath('control_flow.py', import.meta.url), input: source, timeoutMs: HELPER_TIMEOUT_MS });
+    if (run.timedOut) throw new Error(`control_flow.py took longer than ${HELPER_TIMEOUT_MS / 1000} s`);
+    const out = FlowSchema.parse(run.output);
+    if (out.kind === 'error') return null;
+    const frames = new Map<string, FrameFlow>();
+    for (const [name, f] of Object.entries(out.frames)) {
+      const next = new Map<number, Set<number>>();
+      const prev = new Map<number, Set<number>>();
+      for (const [from, tos] of Object.entries(f.next)) {
+        const k = Number(from);
+        next.set(k, new Set(tos));
+        for (const to of tos) prev.set(to, (prev.get(to) ?? new Set()).add(k));
+      }
+      frames.set(name, { lines: new Set(f.lines), first: new Set(f.first), next, prev, returns: new Set(f.returns), resumes: new Set(f.resumes), starts: new Set(f.starts) });
+    }
+    return new ControlFlow(frames, writesOwnReprs(source));
+  }
+
+  /** The lines a frame of this name can report (undefined: a name the program does not compile, e.g. a library's). */
+  linesOf(name: string): ReadonlySet<number> | undefined {
+    return this.frames.get(name)?.lines;
+  }
+
+  /** Whether a return event of `name` on `line` can carry a value other than None. */
+  returnsValue(name: string, line: number): boolean {
+    const f = this.frames.get(name);
+    return !f || f.returns.has(line);
+  }
+
+  /** Whether a frame text `f:1 g:2` names only lines its frames can report. */
+  stackPossible(frames: readonly Frame[]): boolean {
+    return frames.every((f) => this.linesOf(f.function)?.has(f.line) ?? true);
+  }
+
+  /**
+   * Where `action` from `prev` can land, head by head (a head not listed: free under lines by
+   * frame). Exits are not constrained here.
+   */
+  landing(action: Action | null, prev: State | undefined): Landing {
+    if (!action || !prev) return {};
+    const S = prev.stack;
+    const n = S.length;
+    const inner = S[n - 1]!;
+    const f = this.frames.get(inner.function);
+    const L = prev.line;
+    const e = prev.event;
+    const caller = n >= 2 ? S[n - 2]! : undefined;
+    const c = caller ? this.frames.get(caller.function) : undefined;
+    const base = S.slice(0, -2);
+    const outer = S.slice(0, -1);
+    if (!f || (caller && !c)) return {};
+    const firstF = f.first;
+    const union = (...sets: Iterable<number>[]) => {
+      const out = new Set<number>();
+      for (const s of sets) for (const x of s) out.add(x);
+      return out;
+    };
+    const nextOf = (fl: FrameFlow, lines: Iterable<number>) => union(...[...lines].map((k) => fl.next.get(k) ?? EMPTY));
+    const prevOf = (fl: FrameFlow, lines: Iterable<number>) => union(...[...lines].map((k) => fl.prev.get(k) ?? EMPTY));
+    const stacks = (prefix: readonly Frame[], name: string, lines: Iterable<number>) => new Set([...lines].map((k) => stackText([...prefix, { function: name, line: k }])));
+    /** Any function's frame (a call, or a callee's return), under `prefix`. */
+    const anyFrame = (prefix: readonly Frame[], which: (fl: FrameFlow) => Iterable<number>) => {
+      const out = new Set<string>();
+      for (const [name, fl] of this.frames) {
+        if (name === '<module>') continue;
+        for (const k of which(fl)) out.add(stackText([...prefix, { function: name, line: k }]));
+      }
+      return out;
+    };
+    const callsUnder = (prefixes: readonly (readonly Frame[])[]) => new Set(prefixes.flatMap((p) => [...anyFrame(p, (fl) => union(fl.first, fl.resumes))]));
+    const returnsUnder = (prefixes: readonly (readonly Frame[])[]) => new Set(prefixes.flatMap((p) => [...anyFrame(p, (fl) => fl.lines)]));
+    /** The frame `frame` of flow `fl` as a stack entry on each of `lines`. */
+    const at = (prefix: readonly Frame[], frame: Frame, lines: Iterable<number>) => [...lines].map((k) => [...prefix, { function: frame.function, line: k }]);
+    // A frame's own line while it runs code without a line (reported as its first line).
+    const here = (fl: FrameFlow, line: number) => union([line], fl.first);
+    // Lines before `line` in the frame, including every line when it is the first line (code without a line).
+    const before = (fl: FrameFlow, line: number) => (fl.first.has(line) ? union(prevOf(fl, [line]), fl.lines) : prevOf(fl, [line]));
+
+    switch (action.kind) {
+      case 'step_into':
+      case 'step_over': {
+        if (e === 'return') {
+          if (!caller || !c) return { line: NONE_HEAD, exception: NONE_HEAD, return: NONE_HEAD, call: { bare: EMPTY, stacks: callsUnder([[]]) } };
+          const cl = here(c, caller.line);
+          return {
+            line: { bare: EMPTY, stacks: stacks(base, caller.function, nextOf(c, [caller.line])) },
+            exception: { bare: EMPTY, stacks: stacks(base, caller.function, cl) },
+            return: { bare: EMPTY, stacks: stacks(base, caller.function, cl) },
+            call: { bare: EMPTY, stacks: callsUnder(at(base, caller, cl)) },
+          };
+        }
+        const fromLines = e === 'exception' ? union([L], firstF) : [L];
+        const lineNext = e === 'call' ? union(nextOf(f, fromLines), f.starts, f.resumes.has(L) ? [L] : []) : nextOf(f, fromLines);
+        return {
+          line: { bare: lineNext, stacks: new Set() },
+          exception: { bare: here(f, L), stacks: new Set() },
+          return: { bare: here(f, L), stacks: new Set() },
+          call: action.kind === 'step_into' ? { bare: EMPTY, stacks: callsUnder(at(outer, inner, here(f, L))) } : NONE_HEAD,
+        };
+      }
+      case 'step_return': {
+        if (e !== 'return') return { return: { bare: EMPTY, stacks: stacks(outer, inner.function, f.lines) } };
+        if (!caller || !c) return { line: NONE_HEAD, exception: NONE_HEAD, return: NONE_HEAD, call: NONE_HEAD };
+        const cl = here(c, caller.line);
+        return {
+          line: { bare: EMPTY, stacks: stacks(base, caller.function, nextOf(c, [caller.line])) },
+          exception: { bare: EMPTY, stacks: stacks(base, caller.function, cl) },
+          return: { bare: EMPTY, stacks: stacks(base, caller.function, cl) },
+          call: NONE_HEAD,
+        };
+      }
+      case 'inv_step_into':
+      case 'inv_step_over':
+      case 'inv_step_call': {
+        const into = action.kind === 'inv_step_into';
+        if (e === 'call' || action.kind === 'inv_step_call') {
+          if (action.kind === 'inv_step_call' && e !== 'call') return { call: { bare: EMPTY, stacks: stacks(outer, inner.function, union(f.first, f.resumes)) } };
+          if (!caller || !c) return { line: NONE_HEAD, line_call: NONE_HEAD, exception: NONE_HEAD, return: NONE_HEAD, call: NONE_HEAD };
+          const cl = here(c, caller.line);
+          const lineLines = c.first.has(caller.line) ? union(cl, c.lines) : cl;
+          return {
+            line: { bare: EMPTY, stacks: stacks(base, caller.function, lineLines) },
+            line_call: { bare: EMPTY, stacks: stacks(base, caller.function, lineLines) },
+            exception: { bare: EMPTY, stacks: stacks(base, caller.function, lineLines) },
+            call: { bare: EMPTY, stacks: stacks(base, caller.function, union(c.first, c.resumes)) },
+            // A sibling's return; one of the same name (recursion, a generator's last yield) is the same frame to the grammar.
+            return: { bare: f.lines, stacks: returnsUnder(at(base, caller, cl)) },
+          };
+        }
+        if (e === 'line_call') {
+          if (!into) return { line: { bare: new Set([L]), stacks: new Set() }, line_call: NONE_HEAD, exception: NONE_HEAD, return: NONE_HEAD, call: NONE_HEAD };
+          // The callee's last state: its return (or, in a run cut by a limit, any state of it: left free).
+          return { line_call: NONE_HEAD, return: { bare: EMPTY, stacks: returnsUnder(at(outer, inner, here(f, L))) } };
+        }
+        // A line, return or exception of f: the state before it in f, or a callee's return.
+        const own = e === 'line' ? before(f, L) : f.first.has(L) ? union([L], f.lines) : new Set([L]);
+        const ownExc = e === 'line' ? union(own, f.first) : own;
+        const calleeLines = e === 'line' ? union(prevOf(f, [L]), f.first) : here(f, L);
+        return {
+          line: { bare: own, stacks: new Set() },
+          line_call: { bare: own, stacks: new Set() },
+          exception: { bare: ownExc, stacks: new Set() },
+          call: { bare: EMPTY, stacks: stacks(outer, inner.function, union(f.first, f.resumes)) },
+          return: into ? { bare: EMPTY, stacks: returnsUnder(at(outer, inner, calleeLines)) } : NONE_HEAD,
+        };
+      }
+      default:
+        return {};
+    }
+  }
+}
+
+/** Whether a head has no location at all (so the head itself cannot come). */
+export function headImpossible(h: HeadLanding | undefined): boolean {
+  return h !== undefined && h.bare !== undefined && h.bare.size === 0 && h.stacks !== undefined && h.stacks.size === 0;
+}

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Where a frame of the program can stop, and where it can go next, from compile() alone: no
+line of the program runs.
+
+    python3 model-client/control_flow.py < PROGRAM
+
+For every code object compiled from the program (the module, each function, class body,
+lambda, comprehension), grouped by co_name (the name the tracer gives its frames):
+
+  lines    every line the frame can report: the lines its bytecode carries (co_lines) and its
+           first line (a call event; the tracer reports line 0/None as co_firstlineno)
+  first    the co_firstlineno of each code object of that name
+  next     line -> the lines whose line event can come next in the same frame, from the
+           bytecode's control-flow graph: fall-through, jumps, and the exception table's
+           handlers from every instruction they cover. CPython 3.11 fires a line event when
+           the line changes, after an instruction without a line, and on a backward jump to
+           the same line (and, to stay on the safe side, after a yield or a handler edge).
+  returns  lines a return event can report with any value: lines holding RETURN_VALUE,
+           RETURN_CONST or YIELD_VALUE (a generator's yield is a return event), and the first
+           line when such an instruction has no line. Any other line returns only None
+           (an exception leaving the frame).
+  resumes  lines a resumed generator's call event reports (its yields, and the line after)
+  starts   lines the first line event after a call or resumption can report
+
+The analysis over-approximates: an edge too many only allows more, never refuses a stop a
+run can make. Prints one JSON object {"kind": "ok", "frames": {NAME: {...}}} or
+{"kind": "error", "message": ...}.
+"""
+import dis
+import json
+import sys
+import types
+
+NO_FALLTHROUGH = {'RETURN_VALUE', 'RETURN_CONST', 'RAISE_VARARGS', 'RERAISE', 'JUMP_FORWARD',
+                  'JUMP_BACKWARD', 'JUMP_BACKWARD_NO_INTERRUPT', 'JUMP_ABSOLUTE', 'JUMP'}
+RETURNS = {'RETURN_VALUE', 'RETURN_CONST', 'YIELD_VALUE', 'RETURN_GENERATOR'}
+
+
+def exception_table(co):
+    parse = getattr(dis, '_parse_exception_table', None)
+    if parse is None:
+        return []
+    try:
+        return [(e.start, e.end, e.target) for e in parse(co)]
+    except Exception:  # noqa: BLE001 - an unknown layout: no handler edges, see below
+        return None
+
+
+def analyse(co):
+    ins = list(dis.get_instructions(co))
+    first = co.co_firstlineno
+    at = {i.offset: k for k, i in enumerate(ins)}
+    line = [i.positions.lineno if i.positions and i.positions.lineno else None for i in ins]
+    handlers = exception_table(co)
+    edges = [[] for _ in ins]  # (target index, kind)
+    for k, i in enumerate(ins):
+        if i.opname not in NO_FALLTHROUGH and k + 1 < len(ins):
+            edges[k].append((k + 1, 'fall'))
+        if i.opcode in dis.hasjrel or i.opcode in dis.hasjabs:
+            if isinstance(i.argval, int) and i.argval in at:
+                edges[k].append((at[i.argval], 'jump'))
+        if handlers is None:
+            # Without the table, any instruction may go to any instruction: sound, if loose.
+            edges[k].extend((j, 'exc') for j in range(len(ins)))
+        else:
+            for start, end, target in handlers:
+                if start <= i.offset < end and target in at:
+                    edges[k].append((at[target], 'exc'))
+        if i.opname == 'YIELD_VALUE' and k + 1 < len(ins):
+            edges[k].append((k + 1, 'resume'))
+    lines = {first} | {n for n in line if n}
+    nxt = {}
+    for L in sorted(n for n in set(line) if n):
+        out = set()
+        seen = set()
+        stack = [(k, False) for k in range(len(ins)) if line[k] == L]
+        while stack:
+            k, via_none = stack.pop()
+            for j, kind in edges[k]:
+                lj = line[j]
+                if lj is None:
+                    if (j, True) not in seen:
+                        seen.add((j, True))
+                        stack.append((j, True))
+                elif lj != L:
+                    out.add(lj)
+                elif via_none or kind in ('exc', 'resume') or ins[j].offset <= ins[k].offset:
+                    out.add(L)
+        nxt[L] = out
+    # The call event's line (co_firstlineno) goes where the first line's instructions go.
+    if first not in nxt:
+        nxt[first] = set()
+        for k in range(len(ins)):
+            if line[k] is not None:
+                nxt[first].add(line[k])
+                break
+    # The first line event after a call (or a generator's resumption) fires even on the call's
+    # own line: the line of the first instruction with a line after each RESUME.
+    starts = set()
+    for k, i in enumerate(ins):
+        if i.opname == 'RESUME':
+            for j in range(k, len(ins)):
+                if line[j] is not None and ins[j].opname != 'RESUME':
+                    starts.add(line[j])
+                    break
+    returns = {(line[k] or first) for k, i in enumerate(ins) if i.opname in RETURNS}
+    resumes = set()
+    for k, i in enumerate(ins):
+        if i.opname == 'YIELD_VALUE':
+            resumes.add(line[k] or first)
+            if k + 1 < len(ins):
+                resumes.add(line[k + 1] or first)
+    return {'lines': lines, 'first': {first}, 'next': nxt, 'returns': returns, 'resumes': resumes, 'starts': starts}
+
+
+def merge(a, b):
+    for key in ('lines', 'first', 'returns', 'resumes', 'starts'):
+        a[key] |= b[key]
+    for L, s in b['next'].items():
+        a['next'][L] = a['next'].get(L, set()) | s
+    return a
+
+
+def control_flow(source):
+    try:
+        code = compile(source, '<program>', 'exec', dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
+        return {'kind': 'error', 'message': f'{type(e).__name__}: {e}'}
+    frames = {}
+    stack = [code]
+    while stack:
+        co = stack.pop()
+        info = analyse(co)
+        frames[co.co_name] = merge(frames[co.co_name], info) if co.co_name in frames else info
+        stack.extend(c for c in co.co_consts if isinstance(c, types.CodeType))
+    out = {}
+    for name, f in frames.items():
+        out[name] = {
+            'lines': sorted(f['lines']),
+            'first': sorted(f['first']),
+            'next': {str(L): sorted(s) for L, s in sorted(f['next'].items())},
+            'returns': sorted(f['returns']),
+            'resumes': sorted(f['resumes']),
+            'starts': sorted(f['starts']),
+        }
+    return {'kind': 'ok', 'frames': out}
+
+
+def main():
+    source = sys.stdin.buffer.read().decode('utf-8', errors='replace')
+    print(json.dumps(control_flow(source)))
+
+
+if __name__ == '__main__':
+    main()
