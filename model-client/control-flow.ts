@@ -209,7 +209,7 @@ export class ControlFlow {
         if (e === 'line_call') {
           if (!into) return { line: { bare: new Set([L]), stacks: new Set() }, line_call: NONE_HEAD, exception: NONE_HEAD, return: NONE_HEAD, call: NONE_HEAD };
           // The callee's last state: its return (or, in a run cut by a limit, any state of it: left free).
-          return { line_call: NONE_HEAD, return: { bare: EMPTY, stacks: returnsUnder(at(outer, inner, here(f, L))) } };
+          return { return: { bare: EMPTY, stacks: returnsUnder(at(outer, inner, here(f, L))) } };
         }
         // A line, return or exception of f: the state before it in f, or a callee's return.
         const own = e === 'line' ? before(f, L) : f.first.has(L) ? union([L], f.lines) : new Set([L]);
