@@ -4,7 +4,7 @@
  * soundness against the real tracer's runs (every move of the state tree from every state
  * passes), and the shipped model's decoding under it (no impossible stop).
  *
- * NDB_SOUNDNESS_PROGRAMS sets how many programs the soundness test traces (default 2,000:
+ * NDB_SOUNDNESS_PROGRAMS sets how many programs the soundness test traces (default 800:
  * synthetic, semantics, HumanEval and MBPP in equal parts).
  */
 import { existsSync } from 'node:fs';
@@ -197,7 +197,7 @@ async function programs(per: number): Promise<ProgramSpec[]> {
 }
 
 describe('soundness against real runs', () => {
-  const total = Number(process.env.NDB_SOUNDNESS_PROGRAMS ?? 2000);
+  const total = Number(process.env.NDB_SOUNDNESS_PROGRAMS ?? 800);
 
   it(`every state the tree's moves reach, from every state of ${total} traced programs, passes`, { timeout: 1_800_000 }, async () => {
     const specs = (await programs(Math.ceil(total / 4))).slice(0, total);
