@@ -219,15 +219,19 @@ async function verifyTests(root: string): Promise<void> {
   });
 }
 
-/** The language server, when this ndb has one (`ndb help` lists `ndb lsp`) and the setting allows it. */
+/**
+ * The language server, when this ndb has one and the setting allows it. `ndb lsp --help`
+ * exits 0 where the command exists (an older ndb answers an unknown command with exit 2),
+ * whatever its help text looks like.
+ */
 async function startLanguageClient(context: vscode.ExtensionContext, root: string): Promise<void> {
   if (!vscode.workspace.getConfiguration('ndb').get<boolean>('languageServer', true)) return;
   const bin = join(root, 'bin', 'ndb.js');
   const node = nodeRuntime();
-  const help = await new Promise<string>((resolve) =>
-    execFile(node.command, [bin, 'help'], { env: { ...process.env, ...node.env }, timeout: 20_000 }, (_err, stdout, stderr) => resolve(`${stdout}${stderr}`)),
+  const hasLsp = await new Promise<boolean>((resolve) =>
+    execFile(node.command, [bin, 'lsp', '--help'], { env: { ...process.env, ...node.env }, timeout: 20_000 }, (err) => resolve(err === null)),
   );
-  if (!/\bndb lsp\b/.test(help)) {
+  if (!hasLsp) {
     log('language server: this ndb has no `ndb lsp` command; the predicted values show in the debug views only');
     return;
   }
