@@ -41,7 +41,6 @@ const ProgramRecordSchema = z.object({
   args: z.string(),
   program: z.string().optional(),
 });
-type ProgramRecord = z.infer<typeof ProgramRecordSchema>;
 
 /** Rows verified per batch (one Python process for each step of a batch). */
 const BATCH = 50;
