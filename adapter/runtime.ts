@@ -664,6 +664,9 @@ export class NeuralRuntime extends EventEmitter {
    * When the last waiting command is done, the background guesses from its stop begin.
    */
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    // A closed runtime (a new launch replaced it) must not touch the model again: the new
+    // one's start resets the predictor, and a late step would decode on its cache.
+    if (this.closed) return Promise.reject(new RuntimeError('this run is over: a new launch replaced it'));
     this.waiting++;
     // A command overtakes a background guess: the guess stops at its next forward pass.
     this.guessInFlight?.abort();
@@ -712,7 +715,11 @@ export class NeuralRuntime extends EventEmitter {
     if (this.backgroundTimer) clearTimeout(this.backgroundTimer);
     this.backgroundTimer = null;
     this.backgroundStarted();
-    await this.queue;
+    // Commands queued before the close still run; wait until the queue stops growing.
+    for (let q = this.queue; ; q = this.queue) {
+      await q;
+      if (q === this.queue) return;
+    }
   }
 
   /** Resolves once no command and no background work is waiting, queued or running (tests and bench/ wait on it). */

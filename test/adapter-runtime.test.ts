@@ -66,6 +66,19 @@ describe('runtime on the real run', () => {
     expect(stops.map((s) => s.reason)).toEqual(['entry', 'step', 'step', 'step', 'step']);
   });
 
+  it('a closed runtime (a new launch replaced it) refuses commands, also those sent while it closed', async () => {
+    const rt = tracerRuntime();
+    await rt.launch({ program: file, entry: 'count', args: "'ab', 'b'" });
+    // Queued before the close: it still runs, and close waits for it.
+    const queued = rt.stepIn();
+    const closing = rt.close();
+    const late = rt.stepOver();
+    await closing;
+    await expect(queued).resolves.toMatchObject({ reason: 'step' });
+    await expect(late).rejects.toThrow(RuntimeError);
+    await expect(rt.stepIn()).rejects.toThrow(/a new launch replaced it/);
+  });
+
   it('a different action from a past stop forgets the old future', async () => {
     const rt = tracerRuntime();
     await rt.launch({ program: file, entry: 'count', args: "'ab', 'b'" });
