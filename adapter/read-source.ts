@@ -6,6 +6,7 @@
  */
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { BLANK_OR_COMMENT, CODING_COOKIE } from '../tracer/source-encoding.js';
 
 /** The largest program read: far beyond what the model's context can hold (the cut shows a part). */
 export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
@@ -17,8 +18,6 @@ export class SourceError extends Error {
   }
 }
 
-const COOKIE = /^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)/;
-const BLANK = /^[ \t\f]*(?:[#\r\n]|$)/;
 
 /** Reads and decodes PATH; throws SourceError with the reason. */
 export async function readPythonSource(path: string): Promise<string> {
@@ -102,9 +101,9 @@ function codingCookie(body: Buffer, path: string): string | undefined {
     start = end;
   }
   for (const [i, line] of lines.entries()) {
-    const m = COOKIE.exec(line);
+    const m = CODING_COOKIE.exec(line);
     if (m) return normalName(m[1]!, path);
-    if (i === 0 && !BLANK.test(line)) return undefined;
+    if (i === 0 && !BLANK_OR_COMMENT.test(line)) return undefined;
   }
   return undefined;
 }

@@ -14,7 +14,8 @@ import { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodePythonSource, MAX_SOURCE_BYTES, SourceError } from '../adapter/read-source.js';
-import { pythonExecutable } from '../tracer/run-tracer.js';
+import { pythonExecutable, traceSource } from '../tracer/run-tracer.js';
+import { declareUtf8 } from '../tracer/source-encoding.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const NDB = join(ROOT, 'bin', 'ndb.js');
@@ -107,6 +108,16 @@ describe('sources read the way Python reads them', () => {
       Buffer.from('x = "🙂 é"\n', 'utf8'),
     ];
     for (const bytes of cases) expect(oursReads(bytes), JSON.stringify(bytes.toString('latin1'))).toBe(pythonReads(bytes));
+  });
+});
+
+describe('a decoded source traced again (verify mode, the evaluation)', () => {
+  it('is written as UTF-8 with its coding line saying so, so the run sees the same strings', async () => {
+    const text = decodePythonSource(readFileSync(LATIN1), LATIN1);
+    expect(declareUtf8(text).split('\n')[0]).toBe('# -*- coding: utf-8 -*-');
+    expect(declareUtf8('x = 1\n# coding: latin-1\n')).toBe('x = 1\n# coding: latin-1\n'); // not a coding line after code
+    const trace = await traceSource(text, { entry: 'f', args: "'x'" });
+    expect(trace.exit).toMatchObject({ exit: 'normal', value: "'xcafé'" });
   });
 });
 

@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { ChildProcessByStdio, ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { declareUtf8 } from './source-encoding.js';
 import { TracerRecordSchema, type Trace, type TraceError, type TraceEvent, type TraceExit } from './events.js';
 
 export interface TraceLimits {
@@ -139,7 +140,7 @@ export async function traceSource(source: string, req: Omit<TraceRequest, 'file'
   const dir = await mkdtemp(join(tmpdir(), 'ndb-trace-'));
   try {
     const file = join(dir, 'program.py');
-    await writeFile(file, source, 'utf8');
+    await writeFile(file, declareUtf8(source), 'utf8');
     return await traceFile({ ...req, file });
   } finally {
     await rm(dir, { recursive: true, force: true });
