@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { ProgramSpec } from '../program.js';
-import { extractCalls, sharedDataDir } from './support.js';
+import { extractCalls, dataDir } from './support.js';
 
 interface HumanEvalProblem {
   task_id: string;
@@ -17,7 +17,7 @@ interface HumanEvalProblem {
 }
 
 export async function loadHumanEval(): Promise<ProgramSpec[]> {
-  const file = join(sharedDataDir(), 'HumanEval.jsonl.gz');
+  const file = join(dataDir(), 'HumanEval.jsonl.gz');
   const problems = gunzipSync(readFileSync(file))
     .toString('utf8')
     .split('\n')

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ProgramSpec } from '../program.js';
-import { extractCalls, sharedDataDir } from './support.js';
+import { extractCalls, dataDir } from './support.js';
 
 interface MbppProblem {
   task_id: number;
@@ -27,7 +27,7 @@ function program(problem: MbppProblem): string {
 }
 
 export async function loadMbpp(): Promise<ProgramSpec[]> {
-  const problems = readFileSync(join(sharedDataDir(), 'mbpp.jsonl'), 'utf8')
+  const problems = readFileSync(join(dataDir(), 'mbpp.jsonl'), 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as MbppProblem);

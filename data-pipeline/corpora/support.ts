@@ -3,7 +3,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -23,9 +23,9 @@ export const repoRoot: string = (() => {
 /** The corpora folder in the sources (tsc does not copy the Python helpers and data into dist/). */
 export const corporaDir = join(repoRoot, 'data-pipeline', 'corpora');
 
-/** The read-only shared data sets (HumanEval, MBPP), outside the repository. */
-export function sharedDataDir(): string {
-  return process.env.NDB_SHARED_DATA ?? resolve(repoRoot, '..', 'shared', 'data');
+/** HumanEval and MBPP, committed in data/ with their licences (data/README.md); NDB_DATA reads another copy. */
+export function dataDir(): string {
+  return process.env.NDB_DATA ?? join(repoRoot, 'data');
 }
 
 export function pythonBin(): string {
