@@ -101,6 +101,17 @@ export async function runProgram(program: Command, argv: string[], usage: UsageE
     program.outputHelp();
     return;
   }
+  // `ndb help data build`: commander's help command looks one level down only.
+  if (argv[0] === 'help' && argv.length > 1) {
+    const known = helpTarget(program, argv.slice(1));
+    if (known) {
+      known.outputHelp();
+      return;
+    }
+    // An unknown name: parsing the path up to it gives commander's error and suggestion
+    // (and runs nothing, as that name is no command).
+    argv = argv.slice(1);
+  }
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
@@ -138,4 +149,16 @@ function commandPath(program: Command, argv: string[]): string[] {
     cmd = sub;
   }
   return path;
+}
+
+/** The command `ndb help WORDS...` names, or null when a word is not a subcommand of the one before. */
+function helpTarget(program: Command, words: string[]): Command | null {
+  let cmd = program;
+  for (const word of words) {
+    if (cmd.commands.length === 0) return cmd;
+    const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (!sub) return null;
+    cmd = sub;
+  }
+  return cmd;
 }

@@ -101,11 +101,21 @@ describe('the command line (commander)', () => {
     [['eval', '--help'], /^Usage: ndb eval/, ['make-heldout', 'states', 'cruxeval', 'verify']],
     [['eval', 'cruxeval', '--help'], /^Usage: ndb eval cruxeval \[options\]/, ['--task <output|input>', '--data <FILE.jsonl>', '--method <breakpoint|step_return>', '--limit <N>', '--json', '--model <DIR>', '--precision <fp32|int8>', '--samples <N>']],
     [['eval', 'verify', '--help'], /^Usage: ndb eval verify \[options\]/, ['--limit <POOLS>', '--k <4-8>', '--cases <N>', '--seed <S>']],
+    [['help', 'data', 'build'], /^Usage: ndb data build \[options\]/, ['--out <DIR>', '--mix <ORIGIN=SHARE,...>']],
+    [['help', 'eval', 'cruxeval'], /^Usage: ndb eval cruxeval \[options\]/, ['--task <output|input>']],
+    [['help', 'debug'], /^Usage: ndb debug \[options\] <FILE>/, ['--entry <NAME>']],
   ])('ndb %j: the help of the command, its flags, exit code 0', (args, usage, flags) => {
     const r = ndb(...args);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(usage);
     for (const flag of flags) expect(r.stdout).toContain(flag);
+  });
+
+  it('ndb help with an unknown name: one line with a suggestion, exit code 2', () => {
+    const r = ndb('help', 'data', 'buidl');
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe('ndb: error: unknown data command "buidl" (did you mean build?); run `ndb data --help`');
+    expect(ndb('help', 'evl').stderr).toMatch(/unknown command "evl" \(did you mean eval\?\)/);
   });
 
   it('an option value may start with -: --args -1 as --args=-1', () => {
