@@ -40,9 +40,9 @@ function precisionOf(value: string | undefined, usage: UsageErrorFactory): Preci
 }
 
 /** The model, on one intra-op thread: at this size a second one is no faster (README, fast stepping). */
-async function loadModel(dir: string, precision: Precision, usage: UsageErrorFactory): Promise<NeuralPredictor> {
+async function loadModel(dir: string, precision: Precision, usage: UsageErrorFactory, controlFlow = true): Promise<NeuralPredictor> {
   try {
-    return await NeuralPredictor.load(dir, { threads: 1, precision });
+    return await NeuralPredictor.load(dir, { threads: 1, precision, controlFlow });
   } catch (err) {
     throw err instanceof ModelFolderError ? usage(err.message) : err;
   }
@@ -89,6 +89,7 @@ const STATES_FLAGS = {
   json: { type: 'boolean', description: 'print the report as JSON' },
   model: { type: 'string', value: 'DIR', description: 'a model folder (default: models/default)' },
   precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32; int8: the folder's int8 file)" },
+  'compare-unconstrained': { type: 'boolean', description: 'also score the model decoding without the control-flow constraint (the impossible stops it removes)' },
 } satisfies FlagSpecs;
 
 const STATES_COMMAND = defineCommand({
@@ -103,21 +104,25 @@ component, for the model and the baseline (same locals, next line).`,
 async function statesCommand({ values }: Parsed<typeof STATES_FLAGS>, usage: UsageErrorFactory): Promise<void> {
   const rows = await loadRows(values.data, limitOf(values.limit, usage), usage);
   const dir = values.model ?? defaultModelDir();
-  const model = await loadModel(dir, precisionOf(values.precision, usage), usage);
+  const precision = precisionOf(values.precision, usage);
+  const model = await loadModel(dir, precision, usage);
+  const unconstrained = values['compare-unconstrained'] ? await loadModel(dir, precision, usage, false) : null;
   try {
     const bar = new ProgressBar('programs', rows.length);
     const report = await evaluateStates(
       rows,
       [
         { name: 'model', predictor: model },
+        ...(unconstrained ? [{ name: 'unconstrained', predictor: unconstrained }] : []),
         { name: 'baseline', predictor: new NextLineBaseline() },
       ],
       { onProgress: (done) => bar.update(done) },
     );
-    const labels = { model: `model (${dir})`, baseline: 'baseline: same locals, next line' };
+    const labels = { model: `model (${dir})`, unconstrained: `model (${dir}) without the control-flow constraint`, baseline: 'baseline: same locals, next line' };
     process.stdout.write(values.json ? JSON.stringify({ modelDir: dir, ...report }, null, 2) + '\n' : formatStates(report, labels));
   } finally {
     await model.release();
+    await unconstrained?.release();
   }
 }
 

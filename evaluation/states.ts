@@ -16,6 +16,11 @@
  *   locals  all locals, in any order, where the real next is a state
  *   value   the return value or exception (of a return or exception state, or of an exit
  *           normal or error), where the real next has one
+ * Beside the scores, `impossible` counts predicted stops that no run of the program could
+ * make from where the step starts, as the control-flow constraint (model-client/control-flow.ts)
+ * judges them: a line outside the frame's function, a landing the action cannot reach. Under
+ * that constraint it is zero by construction; `--compare-unconstrained` adds the model decoding
+ * with the grammar alone, to show how many there were before it.
  * The last action of a trajectory cut at 48 states has no sampled next state and is not
  * scored. A prediction that fails (no frame within the token budget, a prompt too long for
  * the context; or a bug, see failures.ts) counts as wrong on every score, and as an error.
@@ -28,7 +33,10 @@ import { truncateRepr, truncateState } from '../grammar/truncate.js';
 import type { Prediction, Predictor } from '../model-client/predictor.js';
 import { sameState } from '../model-client/tracer-predictor.js';
 import { StateTree } from '../state-tree/tree.js';
-import { TraceFailure, traceSource } from '../tracer/run-tracer.js';
+import { ControlFlow } from '../model-client/control-flow.js';
+import { impossibleMove, type ProgramFlow } from '../model-client/control-flow-check.js';
+import { FrameNames } from '../model-client/loc-constraint.js';
+import { sourceLines, TraceFailure, traceSource } from '../tracer/run-tracer.js';
 import { describeError, failureKind, type InternalError } from './failures.js';
 import type { HeldoutRow } from './heldout.js';
 
@@ -57,6 +65,8 @@ export interface StatesResult extends Record<Component, Score> {
   steps: number;
   /** Predictions that failed (counted as wrong). */
   errors: number;
+  /** Predicted stops the program's control flow rules out (not counted where it cannot be read). */
+  impossible: number;
 }
 
 export interface StatesReport {
@@ -119,14 +129,15 @@ function outcomeOf(p: Prediction): Outcome {
 }
 
 class Tally {
-  private readonly counts = new Map<string, { steps: number; errors: number } & Record<Component, { n: number; match: number }>>();
+  private readonly counts = new Map<string, { steps: number; errors: number; impossible: number } & Record<Component, { n: number; match: number }>>();
 
-  add(predictor: string, action: ActionKind, scores: Partial<Record<Component, boolean>>, error: boolean): void {
+  add(predictor: string, action: ActionKind, scores: Partial<Record<Component, boolean>>, error: boolean, impossible: boolean): void {
     for (const key of [`${predictor}\u0000all`, `${predictor}\u0000${action}`]) {
       const c = this.counts.get(key) ?? this.empty();
       this.counts.set(key, c);
       c.steps++;
       if (error) c.errors++;
+      if (impossible) c.impossible++;
       for (const comp of COMPONENTS) {
         const hit = scores[comp];
         if (hit === undefined) continue;
@@ -144,6 +155,7 @@ class Tally {
       action,
       steps: c.steps,
       errors: c.errors,
+      impossible: c.impossible,
       exact: score(c.exact),
       event: score(c.event),
       line: score(c.line),
@@ -154,7 +166,7 @@ class Tally {
 
   private empty() {
     const zero = () => ({ n: 0, match: 0 });
-    return { steps: 0, errors: 0, exact: zero(), event: zero(), line: zero(), locals: zero(), value: zero() };
+    return { steps: 0, errors: 0, impossible: 0, exact: zero(), event: zero(), line: zero(), locals: zero(), value: zero() };
   }
 }
 
@@ -178,7 +190,8 @@ async function scoreRow(
   row: HeldoutRow,
   trajectories: readonly Trajectory[],
   predictor: Predictor,
-  score: (action: ActionKind, scores: Partial<Record<Component, boolean>>, error: boolean) => void,
+  flow: ProgramFlow | null,
+  score: (action: ActionKind, scores: Partial<Record<Component, boolean>>, error: boolean, impossible: boolean) => void,
   failed: (err: unknown) => void,
 ): Promise<void> {
   // A start that fails (a program past the model's context) fails every step.
@@ -202,9 +215,18 @@ async function scoreRow(
           failed(err);
         }
       }
-      score(action.kind, compare(truth, predicted), predicted === null);
+      const impossible = flow !== null && predicted !== null && impossibleMove(flow, t.direction, t.steps[i]!.state, action, predicted.kind === 'state' ? { state: predicted.state } : { exit: predicted.exit }) !== null;
+      score(action.kind, compare(truth, predicted), predicted === null, impossible);
     }
   }
+}
+
+/** The row's control flow for the impossible-stop count; null when it cannot be read (the count then stays 0). */
+async function programFlow(code: string): Promise<ProgramFlow | null> {
+  const flow = await ControlFlow.of(code).catch(() => null);
+  if (!flow) return null;
+  const lines = sourceLines(code);
+  return { flow, lines, names: FrameNames.ofProgram(lines) };
 }
 
 export interface EvaluateStatesOptions {
@@ -228,8 +250,9 @@ export async function evaluateStates(rows: readonly HeldoutRow[], predictors: re
     else {
       traced++;
       trajectories += sampled.length;
+      const flow = await programFlow(row.code);
       for (const { name, predictor } of predictors) {
-        await scoreRow(row, sampled, predictor, (action, scores, error) => tally.add(name, action, scores, error), (err) => failed(`${name} ${row.id}`, err));
+        await scoreRow(row, sampled, predictor, flow, (action, scores, error, impossible) => tally.add(name, action, scores, error, impossible), (err) => failed(`${name} ${row.id}`, err));
       }
     }
     opts.onProgress?.(index + 1, rows.length);
@@ -242,7 +265,7 @@ const pct = (s: Score) => (s.rate === null ? '—' : `${(100 * s.rate).toFixed(1
 
 /** The report as a table: a block per predictor, a row per action. */
 export function formatStates(report: StatesReport, labels: Readonly<Record<string, string>>): string {
-  const header = `${'action'.padEnd(16)}${'steps'.padStart(7)}${COMPONENTS.map((c) => c.padStart(9)).join('')}${'errors'.padStart(8)}`;
+  const header = `${'action'.padEnd(16)}${'steps'.padStart(7)}${COMPONENTS.map((c) => c.padStart(9)).join('')}${'errors'.padStart(8)}${'impossible'.padStart(12)}`;
   const lines = [
     `next-state prediction: ${report.traced} of ${report.programs} programs traced, ${report.trajectories} trajectories (seed ${report.seed})`,
     ...report.skipped.map((s) => `  skipped ${s.id}: ${s.reason}`),
@@ -250,7 +273,7 @@ export function formatStates(report: StatesReport, labels: Readonly<Record<strin
   for (const name of new Set(report.results.map((r) => r.predictor))) {
     lines.push('', labels[name] ?? name, header);
     for (const r of report.results.filter((x) => x.predictor === name)) {
-      lines.push(`${r.action.padEnd(16)}${String(r.steps).padStart(7)}${COMPONENTS.map((c) => pct(r[c]).padStart(9)).join('')}${String(r.errors).padStart(8)}`);
+      lines.push(`${r.action.padEnd(16)}${String(r.steps).padStart(7)}${COMPONENTS.map((c) => pct(r[c]).padStart(9)).join('')}${String(r.errors).padStart(8)}${String(r.impossible).padStart(12)}`);
     }
   }
   if (report.internalErrors.length > 0) {

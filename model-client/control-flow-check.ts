@@ -41,19 +41,36 @@ function frameText(direction: 'forward' | 'inverse', landing: { state: State } |
   return serializeFrame(direction, landing.state, prev, action) + TOKENS.actionSep;
 }
 
+/** A program's control flow with what the frame constraint reads beside it. */
+export interface ProgramFlow {
+  flow: ControlFlow;
+  lines: readonly string[];
+  names: FrameNames;
+}
+
+/**
+ * Whether `action` from `prevRaw` can land on `landing` as the control-flow constraint sees
+ * it (both written as training data is, truncated); the frame text when it cannot.
+ */
+export function impossibleMove(program: ProgramFlow, direction: 'forward' | 'inverse', prevRaw: State, action: Action, landing: { state: State } | { exit: Exit }): string | null {
+  const prev = truncateState(prevRaw);
+  const land = 'exit' in landing ? { exit: 'value' in landing.exit ? { ...landing.exit, value: truncateRepr(landing.exit.value) } : landing.exit } : { state: truncateState(landing.state) };
+  const text = frameText(direction, land, prev, action);
+  const { flow, lines, names } = program;
+  const rules: FrameRules = { action, lines, names, flow, prev, prevFunction: prev.stack[prev.stack.length - 1]!.function };
+  const c = new FrameConstraint(rules);
+  return feedText(c, text) && c.done ? null : text;
+}
+
 /** Checks every forward and inverse move from every state of one run. */
 export function checkTree(tree: StateTree, flow: ControlFlow, lines: readonly string[]): CheckResult {
-  const names = FrameNames.ofProgram(lines);
+  const program: ProgramFlow = { flow, lines, names: FrameNames.ofProgram(lines) };
   const refused: Refusal[] = [];
   let checked = 0;
-  const check = (direction: 'forward' | 'inverse', prevRaw: State, action: Action, landing: { state: State } | { exit: Exit }) => {
-    const prev = truncateState(prevRaw);
-    const land = 'exit' in landing ? { exit: 'value' in landing.exit ? { ...landing.exit, value: truncateRepr(landing.exit.value) } : landing.exit } : { state: truncateState(landing.state) };
-    const text = frameText(direction, land, prev, action);
-    const rules: FrameRules = { action, lines, names, flow, prev, prevFunction: prev.stack[prev.stack.length - 1]!.function };
-    const c = new FrameConstraint(rules);
+  const check = (direction: 'forward' | 'inverse', prev: State, action: Action, landing: { state: State } | { exit: Exit }) => {
     checked++;
-    if (!feedText(c, text) || !c.done) refused.push({ action, prev, text });
+    const text = impossibleMove(program, direction, prev, action, landing);
+    if (text !== null) refused.push({ action, prev: truncateState(prev), text });
   };
   const forward: Action[] = [{ kind: 'step_into' }, { kind: 'step_over' }, { kind: 'step_return' }, { kind: 'continue' }];
   for (let i = 0; i < tree.size; i++) {

@@ -56,6 +56,12 @@ export interface NeuralPredictorOptions extends LoadModelFolderOptions, SessionO
    * default 12). The frame is the same either way; 0 turns drafting off (the benchmark's baseline).
    */
   draftTokens?: number;
+  /**
+   * Constrain stops by the program's control flow (control-flow.ts; default true). false
+   * decodes with the grammar alone: `ndb eval states --no-control-flow` measures the
+   * impossible stops the constraint removes.
+   */
+  controlFlow?: boolean;
 }
 
 interface Program {
@@ -194,7 +200,7 @@ export class NeuralPredictor implements Predictor {
     const lines = sourceLines(program);
     // The program's tokens run now, once for the whole session (while Python binds the
     // arguments and reads the signatures).
-    const [context, start, info, flow] = await Promise.all([this.prefix.prompt(contextIds), entryStart(program, entry), programInfo(program), ControlFlow.of(program).catch(() => null)]);
+    const [context, start, info, flow] = await Promise.all([this.prefix.prompt(contextIds), entryStart(program, entry), programInfo(program), this.opts.controlFlow === false ? null : ControlFlow.of(program).catch(() => null)]);
     this.program = { text: program, lines, names: FrameNames.ofProgram(lines), ...signaturesOf(info), info, flow, contextIds };
     if (start.kind === 'known') {
       const { state } = start;

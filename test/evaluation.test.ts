@@ -90,6 +90,7 @@ function expectConsistentStates(report: StatesReport, predictors: string[]): voi
     const sum = (f: (r: (typeof rows)[number]) => number) => actions.reduce((s, r) => s + f(r), 0);
     expect(sum((r) => r.steps)).toBe(all!.steps);
     expect(sum((r) => r.errors)).toBe(all!.errors);
+    expect(sum((r) => r.impossible)).toBe(all!.impossible);
     for (const c of COMPONENTS) {
       expect(sum((r) => r[c].n)).toBe(all![c].n);
       expect(sum((r) => r[c].match)).toBe(all![c].match);
@@ -137,12 +138,22 @@ describe('next-state evaluation', () => {
     expectConsistentStates(report, ['baseline']);
   });
 
-  it.skipIf(!HAS_MODEL)('ndb eval states --json: model and baseline, counts that add up', () => {
-    const r = ndb('eval', 'states', '--limit', '2', '--json', '--model', MODEL_DIR);
+  it('counts impossible stops: the next-line baseline makes some (real moves are never impossible: test/control-flow.test.ts)', async () => {
+    const rows = (await readHeldout(HELDOUT_REAL)).slice(0, 6);
+    const report = await evaluateStates(rows, [{ name: 'baseline', predictor: new NextLineBaseline() }]);
+    const all = report.results.find((r) => r.predictor === 'baseline' && r.action === 'all')!;
+    // The next line after a return or a loop's last line is often no line control can reach.
+    expect(all.impossible).toBeGreaterThan(0);
+    expect(all.impossible).toBeLessThanOrEqual(all.steps - all.errors);
+  });
+
+  it.skipIf(!HAS_MODEL)('ndb eval states --json --compare-unconstrained: no impossible stop under the constraint, counts that add up', () => {
+    const r = ndb('eval', 'states', '--limit', '2', '--json', '--model', MODEL_DIR, '--compare-unconstrained');
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as StatesReport;
     expect(report.programs).toBe(2);
-    expectConsistentStates(report, ['model', 'baseline']);
+    expectConsistentStates(report, ['model', 'unconstrained', 'baseline']);
+    for (const x of report.results.filter((x) => x.predictor === 'model')) expect(x.impossible, x.action).toBe(0);
   });
 });
 
