@@ -162,6 +162,7 @@ class Client {
     const init = (await client.rpc.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} })) as { capabilities: Record<string, unknown> };
     expect(init.capabilities.hoverProvider).toBe(true);
     expect(init.capabilities.inlayHintProvider).toBe(true);
+    expect(init.capabilities.inlineValueProvider).toBe(true);
     await client.rpc.sendNotification('initialized', {});
     return client;
   }
@@ -322,6 +323,36 @@ describe.skipIf(!HAS_MODEL || !BUILT)('ndb lsp --stdio on the shipped model', ()
     const after = markdownOf(await client.hover(uri('count.py'), 5, 12));
     expect(after).not.toContain('debug session');
     expect(after).toContain("example call `count('berry', 'r')`");
+  });
+
+  it('gives inline values while a debug session is stopped: at the lines that set them, low confidence shown', async () => {
+    await client.rpc.sendNotification('ndb/debugState', {
+      uri: uri('count.py'),
+      stop: { line: 5, function: 'count', locals: { s: { value: "'berry'", confidence: 1 }, t: { value: "'r'", confidence: 1 }, n: { value: '1', confidence: 0.55 }, c: { value: "'r'", confidence: 0.9 } } },
+      history: [
+        { line: 1, function: 'count', locals: { s: "'berry'", t: "'r'" } },
+        { line: 3, function: 'count', locals: { s: "'berry'", t: "'r'" } },
+        { line: 4, function: 'count', locals: { s: "'berry'", t: "'r'", n: '0' } },
+        { line: 5, function: 'count', locals: { s: "'berry'", t: "'r'", n: '0', c: "'b'" } },
+        { line: 6, function: 'count', locals: { s: "'berry'", t: "'r'", n: '0', c: "'b'" } },
+        { line: 4, function: 'count', locals: { s: "'berry'", t: "'r'", n: '1', c: "'b'" } },
+      ],
+    });
+    const values = (await client.rpc.sendRequest('textDocument/inlineValue', {
+      textDocument: { uri: uri('count.py') },
+      range: { start: { line: 0, character: 0 }, end: { line: 9, character: 0 } },
+      context: { frameId: 1, stoppedLocation: { start: { line: 4, character: 0 }, end: { line: 4, character: 0 } } },
+    })) as { range: { start: { line: number; character: number } }; text: string }[];
+    const lines = COUNT.split('\n');
+    expect(values.map((v) => [v.range.start.line + 1, v.text])).toEqual([
+      [1, "s = 'berry', t = 'r'"],
+      [4, "c = 'r'"],
+      [6, 'n = 1 (55%)'],
+    ]);
+    for (const v of values) expect(v.range.start.character).toBe(lines[v.range.start.line]!.length);
+    await client.rpc.sendNotification('ndb/debugState', null);
+    const after = await client.rpc.sendRequest('textDocument/inlineValue', { textDocument: { uri: uri('count.py') }, range: { start: { line: 0, character: 0 }, end: { line: 9, character: 0 } }, context: { frameId: 1, stoppedLocation: { start: { line: 4, character: 0 }, end: { line: 4, character: 0 } } } });
+    expect(after).toEqual([]);
   });
 
   it('warns of a predicted exception if the model predicts one (the structure only)', async () => {

@@ -17,6 +17,7 @@ import {
   createConnection,
   type Hover,
   type InitializeResult,
+  type InlineValueText,
   MarkupKind,
   MessageType,
   ProposedFeatures,
@@ -32,6 +33,7 @@ import { exceptionDiagnostic, lineRange, skippedDiagnostic } from './diagnostics
 import { type DocumentPredictions, Predictions, type Slot } from './document-predictions.js';
 import { exampleHover, wordAt } from './hover.js';
 import { inlayHints } from './inlay-hints.js';
+import { debugInlineValues } from './inline-values.js';
 import { verdictHints } from './verdict-hints.js';
 import { PredictionClient } from './prediction-client.js';
 import { DEBUG_STATE_NOTIFICATION, type DebugStateParams, PREDICTION_STATUS_NOTIFICATION, type PredictionStatusParams } from './protocol.js';
@@ -63,6 +65,7 @@ export function startLanguageServer(options: ServerOptions): Connection {
   let predictions: Predictions | null = null;
   let client: PredictionClient | null = null;
   let refreshHints = false;
+  let refreshInlineValues = false;
 
   // A bug in a background task is logged, never a crash of the editor's server.
   process.on('unhandledRejection', (err) => connection.console.error(`ndb: internal error: ${(err as Error)?.stack ?? String(err)}`));
@@ -70,11 +73,13 @@ export function startLanguageServer(options: ServerOptions): Connection {
 
   connection.onInitialize((params): InitializeResult => {
     refreshHints = params.capabilities.workspace?.inlayHint?.refreshSupport === true;
+    refreshInlineValues = params.capabilities.workspace?.inlineValue?.refreshSupport === true;
     return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
         hoverProvider: true,
         inlayHintProvider: true,
+        inlineValueProvider: true,
       },
       serverInfo: { name: 'ndb' },
     };
@@ -191,7 +196,24 @@ export function startLanguageServer(options: ServerOptions): Connection {
     return [...hints, ...(await verdictHints(doc, params.range))].sort((x, y) => x.position.line - y.position.line);
   });
 
-  connection.onNotification(DEBUG_STATE_NOTIFICATION, (params: DebugStateParams | undefined) => sessions.update(params));
+  // While a neural debug session is stopped in the document: the predicted values at the lines that set them.
+  connection.languages.inlineValue.on((params) => {
+    const session = sessions.get(params.textDocument.uri);
+    const doc = documents.get(params.textDocument.uri);
+    if (!session || !doc) return [];
+    const lines = doc.getText().split(/\r?\n|\r/);
+    const values = debugInlineValues(session.stop, session.history, (line) => lines[line - 1], params.range.start.line + 1, params.range.end.line + 1);
+    return values.map(({ line, text }): InlineValueText => {
+      const end = lines[line - 1]!.length;
+      return { range: { start: { line: line - 1, character: end }, end: { line: line - 1, character: end } }, text };
+    });
+  });
+
+  connection.onNotification(DEBUG_STATE_NOTIFICATION, (params: DebugStateParams | undefined) => {
+    sessions.update(params);
+    // The editor asks for inline values at the stop, often before the state reaches this server.
+    if (refreshInlineValues) void connection.languages.inlineValue.refresh().catch(() => undefined);
+  });
 
   connection.onShutdown(async () => {
     await client?.stop();

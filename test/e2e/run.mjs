@@ -212,6 +212,13 @@ async function run(page) {
   const f10 = await move('03-f10-step-over', () => page.keyboard.press('F10'));
   check('F10 stops in count() on a line of count.py', /count/.test(f10) && lineOf(f10) >= 5 && lineOf(f10) <= 10, f10);
   check('status bar shows the step time', /\d+ (ms|s)\b/.test(await status.innerText()), await status.innerText());
+  // Inline values (the language server's textDocument/inlineValue): after the step from the
+  // call, the arguments at the end of the def line, as VS Code draws a real debugger's.
+  const inline = page.locator('.view-line .debug-inline-value');
+  await waitFor(async () => (await inline.count()) > 0, 15_000, 'inline values').catch(() => undefined);
+  const inlineTexts = (await inline.allInnerTexts()).map((x) => x.replace(/\s+/g, ' ').trim());
+  await shot('03b-inline-values');
+  check('inline values show the arguments where they were set', inlineTexts.some((x) => /\bs = .*\bt = /.test(x)), inlineTexts.join(' | '));
   const f11 = await move('04-f11-step-into', () => page.keyboard.press('F11'));
   check('F11 stops on a line of count.py', lineOf(f11) >= 1 && lineOf(f11) <= 10, f11);
   const out = await move('05-shift-f11-step-out', () => page.keyboard.press('Shift+F11'));
