@@ -200,9 +200,13 @@ export function startLanguageServer(options: ServerOptions): Connection {
   connection.languages.inlineValue.on((params) => {
     const session = sessions.get(params.textDocument.uri);
     const doc = documents.get(params.textDocument.uri);
-    if (!session || !doc) return [];
+    if (!session || !doc) {
+      connection.console.log(`inline values: none (${doc ? 'no debug session stopped in this document' : 'not an open document'})`);
+      return [];
+    }
     const lines = doc.getText().split(/\r?\n|\r/);
     const values = debugInlineValues(session.stop, session.history, (line) => lines[line - 1], params.range.start.line + 1, params.range.end.line + 1);
+    connection.console.log(`inline values: ${values.length} lines at the stop ${session.stop.function}:${session.stop.line}`);
     return values.map(({ line, text }): InlineValueText => {
       const end = lines[line - 1]!.length;
       return { range: { start: { line: line - 1, character: end }, end: { line: line - 1, character: end } }, text };

@@ -47,15 +47,41 @@ export async function queryDebugState(session: vscode.DebugSession, threadId = 1
   } catch {
     // An adapter without ndb/trace: the stop alone.
   }
-  return { uri: vscode.Uri.file(top.source.path).toString(), stop: { line: top.line, function: top.name, locals }, history };
+  return { uri: documentUri(top.source.path).toString(), stop: { line: top.line, function: top.name, locals }, history };
+}
+
+/**
+ * The file URI the language server knows the document by. A stack frame's path is a plain
+ * path, except in a remote window (code-server, Remote SSH), where the editor hands
+ * extensions `vscode-remote://host/path`; `Uri.file` of that named no open document, so the
+ * server never matched the session to its document.
+ */
+export function documentUri(path: string): vscode.Uri {
+  const uri = /^[a-z][\w+.-]+:\/\//i.test(path) ? vscode.Uri.parse(path) : vscode.Uri.file(path);
+  if (uri.scheme === 'file') return uri;
+  const open = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.path === uri.path);
+  return open?.uri ?? vscode.Uri.file(uri.path);
 }
 
 /** A tracker per neural-python session: the state after every stop, null at the end. */
 export class DebugStateTrackers implements vscode.DebugAdapterTrackerFactory {
+  /** The state queries in flight, across sessions (settled() waits for them). */
+  private readonly pending = new Set<Promise<void>>();
+
   constructor(
     private readonly send: SendState,
     private readonly log: (line: string) => void,
   ) {}
+
+  /**
+   * Resolves once every stop's state queried so far has been sent. The editor asks for
+   * inline values as soon as it shows a stop, before its state reaches the language server;
+   * the language client's middleware waits here first (VS Code does not ask again on the
+   * server's refresh).
+   */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
 
   createDebugAdapterTracker(session: vscode.DebugSession): vscode.DebugAdapterTracker {
     let query = 0;
@@ -71,12 +97,14 @@ export class DebugStateTrackers implements vscode.DebugAdapterTrackerFactory {
         if (message.type !== 'event') return;
         if (message.event === 'stopped') {
           const mine = ++query;
-          void queryDebugState(session, message.body?.threadId ?? 1)
+          const sent = queryDebugState(session, message.body?.threadId ?? 1)
             .then((state) => {
               // A later stop (or the end) has come since: its state wins.
               if (mine === query && !ended) this.send(state);
             })
-            .catch((err: unknown) => this.log(`debug state: ${err instanceof Error ? err.message : String(err)}`));
+            .catch((err: unknown) => this.log(`debug state: ${err instanceof Error ? err.message : String(err)}`))
+            .finally(() => this.pending.delete(sent));
+          this.pending.add(sent);
         } else if (message.event === 'terminated') end();
       },
       onWillStopSession: end,

@@ -239,6 +239,8 @@ async function startLanguageClient(context: vscode.ExtensionContext, root: strin
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: 'file', language: 'python' }],
     outputChannel: output,
+    // Inline values at a stop need that stop's state on the server first (debug-state.ts).
+    middleware: { provideInlineValues: async (document, range, context, token, next) => (await stateTrackers.settled(), next(document, range, context, token)) },
   };
   client = new LanguageClient('ndb', 'ndb language server', serverOptions, clientOptions);
   try {
@@ -250,6 +252,8 @@ async function startLanguageClient(context: vscode.ExtensionContext, root: strin
   }
   context.subscriptions.push({ dispose: () => void client?.stop() });
 }
+
+const stateTrackers = new DebugStateTrackers(sendState, log);
 
 function sendState(state: DebugState | null): void {
   if (!client?.isRunning()) return;
@@ -271,7 +275,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, configs),
     vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, configs, vscode.DebugConfigurationProviderTriggerKind.Dynamic),
     vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, new AdapterFactory(root)),
-    vscode.debug.registerDebugAdapterTrackerFactory(DEBUG_TYPE, new DebugStateTrackers(sendState, log)),
+    vscode.debug.registerDebugAdapterTrackerFactory(DEBUG_TYPE, stateTrackers),
     vscode.workspace.registerTextDocumentContentProvider(TRACE_SCHEME, traces),
     vscode.debug.onDidStartDebugSession((s) => status.started(s)),
     vscode.debug.onDidTerminateDebugSession((s) => status.ended(s)),
