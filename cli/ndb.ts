@@ -175,6 +175,9 @@ const DATA_BUILD_FLAGS = {
   seed: { type: 'string', value: 'S', description: 'the seed (default 0): the same seed, the same dataset' },
   concurrency: { type: 'string', value: 'K', description: 'tracers run at once' },
   mix: { type: 'string', value: 'ORIGIN=SHARE,...', description: "each source's share" },
+  jumps: { type: 'string', value: 'SHARE', description: 'share of trajectories sampled with the jump-weighted policy (default 0)' },
+  trajectories: { type: 'string', value: 'N', description: 'trajectories sampled per trace, half forward and half inverse (default 4)' },
+  variants: { type: 'string', value: 'K', description: 'argument variants per HumanEval and MBPP test call, added to those corpora (default 0)' },
 } satisfies FlagSpecs;
 
 const DATA_BUILD = defineCommand({
@@ -182,7 +185,10 @@ const DATA_BUILD = defineCommand({
   summary: 'build a training dataset',
   description: `Build a training dataset: programs, real traces, sampled trajectories, split by program.
 --mix sets each source's share (synthetic, semantics, mbpp, humaneval, stdlib; default
-synthetic=0.5,mbpp=0.2,humaneval=0.1,stdlib=0.2).`,
+synthetic=0.5,mbpp=0.2,humaneval=0.1,stdlib=0.2). --jumps sets the share of trajectories
+that use the jump-weighted policy (step_return, breakpoint, continue, inv_step_call from the
+entry's call and return), the rest the paper's. --variants K adds K calls per HumanEval and
+MBPP test call with its literal arguments mutated a little (same function, same split).`,
   flags: DATA_BUILD_FLAGS,
   run: dataBuildCommand,
 });
@@ -197,6 +203,8 @@ async function dataBuildCommand({ values }: Parsed<typeof DATA_BUILD_FLAGS>): Pr
   }
   const programs = intFlag(values.programs, 'programs');
   const seed = intFlag(values.seed, 'seed', 0);
+  const jumps = values.jumps === undefined ? 0 : Number(values.jumps);
+  if (!(jumps >= 0 && jumps <= 1)) throw new UsageError(`--jumps: ${JSON.stringify(values.jumps)} is not a share between 0 and 1`);
   const bar = new ProgressBar('programs', programs);
   const summary = await buildDataset({
     out: values.out,
@@ -204,6 +212,9 @@ async function dataBuildCommand({ values }: Parsed<typeof DATA_BUILD_FLAGS>): Pr
     seed,
     ...(values.concurrency === undefined ? {} : { concurrency: intFlag(values.concurrency, 'concurrency') }),
     ...(mix ? { mix } : {}),
+    jumps,
+    ...(values.variants === undefined ? {} : { variants: intFlag(values.variants, 'variants') }),
+    ...(values.trajectories === undefined ? {} : { trajectoriesPerTrace: intFlag(values.trajectories, 'trajectories') }),
     onProgress: (done, total) => bar.update(done, `of ${total}`),
   });
   const t = summary.trajectories;

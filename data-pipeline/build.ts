@@ -18,6 +18,7 @@ import { StateTree } from '../state-tree/tree.js';
 import { TraceFailure } from '../tracer/run-tracer.js';
 import { traceSpec } from './check.js';
 import { loadCorpus } from './corpora/index.js';
+import { argumentVariants } from './corpora/support.js';
 import { excerptTrace } from './excerpt.js';
 import type { ProgramOrigin, ProgramSpec } from './program.js';
 import { runPool } from './pool.js';
@@ -25,7 +26,7 @@ import { Rng } from './rng.js';
 import { type Split, SPLITS, splitOf } from './split.js';
 import { generateSemanticsProgram } from './semantics.js';
 import { generateSyntheticProgram } from './synthetic.js';
-import { sampleTrajectory } from './trajectories.js';
+import { type Policy, sampleTrajectory } from './trajectories.js';
 
 export interface BuildOptions {
   out: string;
@@ -35,6 +36,10 @@ export interface BuildOptions {
   /** Trajectories sampled per trace, half forward and half inverse (reference §5: 50/50). */
   trajectoriesPerTrace?: number;
   maxSteps?: number;
+  /** Argument variants per HumanEval and MBPP test call (corpora/vary_args.py), added to those corpora. */
+  variants?: number;
+  /** Share of trajectories sampled with the jump-weighted policy (trajectories.ts); the rest use the paper's. */
+  jumps?: number;
   /** Share of each source among the programs; a source with too few programs leaves the rest to synthetic. */
   mix?: Partial<Record<ProgramOrigin, number>>;
   onProgress?: (done: number, total: number) => void;
@@ -69,7 +74,7 @@ export interface BuildSummary {
 }
 
 /** Chooses the build's programs: each source's share, drawn with the seed, synthetic fills the rest. */
-export async function choosePrograms(count: number, seed: number, mix: Record<ProgramOrigin, number>): Promise<ProgramSpec[]> {
+export async function choosePrograms(count: number, seed: number, mix: Record<ProgramOrigin, number>, variants = 0): Promise<ProgramSpec[]> {
   const rng = new Rng(seed);
   const total = Object.values(mix).reduce((a, b) => a + b, 0);
   const chosen: ProgramSpec[] = [];
@@ -77,6 +82,7 @@ export async function choosePrograms(count: number, seed: number, mix: Record<Pr
     const want = Math.floor((count * mix[origin]) / total);
     if (want === 0) continue;
     const all = await loadCorpus(origin);
+    if (origin !== 'stdlib') all.push(...(await argumentVariants(all, variants, seed)));
     chosen.push(...rng.fork(origin).shuffle([...all]).slice(0, want));
   }
   const semantics = Math.floor((count * mix.semantics) / total);
@@ -110,7 +116,7 @@ interface ProgramResult {
 }
 
 /** Traces one program and samples its trajectories; a tracing failure is a result, not an error. */
-async function processProgram(spec: ProgramSpec, seed: number, perTrace: number, maxSteps: number): Promise<ProgramResult> {
+async function processProgram(spec: ProgramSpec, seed: number, perTrace: number, maxSteps: number, jumps: number): Promise<ProgramResult> {
   const split = splitOf(spec.group);
   const record: ProgramRecord = { id: spec.id, group: spec.group, origin: spec.origin, split, entry: spec.entry, args: spec.args, status: 'ok' };
   try {
@@ -124,7 +130,8 @@ async function processProgram(spec: ProgramSpec, seed: number, perTrace: number,
     const trajectories: ProgramResult['trajectories'] = [];
     for (let k = 0; k < perTrace; k++) {
       const direction: Direction = k % 2 === 0 ? 'forward' : 'inverse';
-      const text = serializeTrajectory(truncateTrajectory(sampleTrajectory(tree, direction, rng, { maxSteps })));
+      const policy: Policy = jumps > 0 && rng.fork(`policy~${k}`).chance(jumps) ? 'jumps' : 'paper';
+      const text = serializeTrajectory(truncateTrajectory(sampleTrajectory(tree, direction, rng, { maxSteps, policy })));
       trajectories.push({ id: `${spec.id}~${k}`, direction, text });
     }
     Object.assign(record, { exit: trace.exit.exit, events: trace.events.length, program: trace.program });
@@ -140,7 +147,7 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildSummary> {
   const started = Date.now();
   const perTrace = opts.trajectoriesPerTrace ?? 4;
   const maxSteps = opts.maxSteps ?? 48;
-  const specs = await choosePrograms(opts.programs, opts.seed, { ...DEFAULT_MIX, ...opts.mix });
+  const specs = await choosePrograms(opts.programs, opts.seed, { ...DEFAULT_MIX, ...opts.mix }, opts.variants ?? 0);
 
   mkdirSync(opts.out, { recursive: true });
   const files = Object.fromEntries(SPLITS.map((s) => [s, createWriteStream(join(opts.out, `${s}.jsonl`))])) as Record<Split, WriteStream>;
@@ -176,7 +183,7 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildSummary> {
   await runPool(
     specs,
     opts.concurrency ?? availableParallelism(),
-    (spec) => processProgram(spec, opts.seed, perTrace, maxSteps),
+    (spec) => processProgram(spec, opts.seed, perTrace, maxSteps, opts.jumps ?? 0),
     (result, index) => {
       splits[result.record.group] = result.split;
       if (result.record.status === 'ok') {
@@ -201,6 +208,6 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildSummary> {
   summary.programsPerSecond = specs.length / Math.max(summary.seconds, 1e-3);
   const sortedSplits = Object.fromEntries(Object.entries(splits).sort(([a], [b]) => (a < b ? -1 : 1)));
   writeFileSync(join(opts.out, 'splits.json'), JSON.stringify(sortedSplits, null, 1) + '\n');
-  writeFileSync(join(opts.out, 'manifest.json'), JSON.stringify({ options: { programs: opts.programs, seed: opts.seed, trajectoriesPerTrace: perTrace, maxSteps, mix: { ...DEFAULT_MIX, ...opts.mix } }, summary }, null, 2) + '\n');
+  writeFileSync(join(opts.out, 'manifest.json'), JSON.stringify({ options: { programs: opts.programs, seed: opts.seed, trajectoriesPerTrace: perTrace, maxSteps, jumps: opts.jumps ?? 0, variants: opts.variants ?? 0, mix: { ...DEFAULT_MIX, ...opts.mix } }, summary }, null, 2) + '\n');
   return summary;
 }

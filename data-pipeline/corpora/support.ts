@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ProgramSpec } from '../program.js';
 
 /**
  * The repository root: the nearest folder above this file with a package.json. Walking up
@@ -33,9 +34,9 @@ export function pythonBin(): string {
 }
 
 /** Runs a Python script with `input` on stdin; resolves to its stdout, rejects on a non-zero exit. */
-export function runPython(script: string, input: string): Promise<string> {
+export function runPython(script: string, input: string, args: readonly string[] = []): Promise<string> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(pythonBin(), [script], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(pythonBin(), [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -75,4 +76,23 @@ export async function extractCalls(queries: CallQuery[]): Promise<CallAnswer[]> 
     throw new Error(`extract_calls.py answered ${answers.length} of ${queries.length} queries`);
   }
   return answers;
+}
+
+/**
+ * Up to `k` variants of each spec's call: its literal arguments mutated a little
+ * (vary_args.py: nothing runs), same program and group, so the same split. Ids `ID~vJ`.
+ */
+export async function argumentVariants(specs: readonly ProgramSpec[], k: number, seed: number): Promise<ProgramSpec[]> {
+  if (k <= 0 || specs.length === 0) return [];
+  const input = specs.map((s) => JSON.stringify({ id: s.id, args: s.args })).join('\n') + '\n';
+  const output = await runPython(join(corporaDir, 'vary_args.py'), input, ['--variants', String(k), '--seed', String(seed)]);
+  const byId = new Map(specs.map((s) => [s.id, s]));
+  return output
+    .split('\n')
+    .filter((line) => line)
+    .map((line) => {
+      const v = JSON.parse(line) as { id: string; args: string };
+      const parent = byId.get(v.id.slice(0, v.id.lastIndexOf('~v')))!;
+      return { ...parent, id: v.id, args: v.args };
+    });
 }
