@@ -635,7 +635,8 @@ export class NeuralRuntime extends EventEmitter {
   private endEvent(): StopEvent {
     const end = this.timeline.end;
     if (!end) return { reason: 'end', description: 'the run has ended' };
-    const confidence = end.origin === 'model' ? ` (confidence ${end.confidence.frame.toFixed(2)})` : '';
+    const path = this.timeline.endConfidence();
+    const confidence = path === null ? '' : ` (confidence ${path.toFixed(2)})`;
     return { reason: 'end', description: `predicted end of the run: ${describeExit(end.exit)}${confidence}` };
   }
 
@@ -894,7 +895,7 @@ export class NeuralRuntime extends EventEmitter {
         current: !t.atEnd && i === t.position,
       };
     });
-    const end = t.end ? { exit: describeExit(t.end.exit), confidence: t.end.confidence.frame, current: t.atEnd } : null;
+    const end = t.end ? { exit: describeExit(t.end.exit), confidence: t.endConfidence() ?? t.end.confidence.frame, current: t.atEnd } : null;
     return { program: this.loadedPath ?? '', steps, end };
   }
 }

@@ -70,6 +70,23 @@ export class Timeline {
     return stop;
   }
 
+  /**
+   * The model's probability of the predicted way to the end: the product of the frame
+   * probabilities of the stops it predicted since the last one it did not (the input, a stop
+   * with an edited value), the end's included. What "returned 1 (confidence …)" should say:
+   * the end's own frame is nearly certain once the model has taken a wrong branch.
+   */
+  endConfidence(): number | null {
+    if (!this.end || this.end.origin !== 'model') return null;
+    let p = this.end.confidence.frame;
+    for (let i = this.stops.length - 1; i >= 0; i--) {
+      const stop = this.stops[i]!;
+      if (stop.origin !== 'model' || stop.edited.length > 0) break;
+      p *= stop.confidence.frame;
+    }
+    return p;
+  }
+
   get started(): boolean {
     return this.stops.length > 0;
   }

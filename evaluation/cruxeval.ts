@@ -107,12 +107,19 @@ interface Predicted {
  */
 export type CallOutcome = { kind: 'returned'; value: string; confidence: number } | { kind: 'raised'; exception: string; confidence: number };
 
-/** From a landing, on to the entry's return (depth 1) or an exit. */
+/**
+ * From a landing, on to the entry's return (depth 1) or an exit. The outcome's confidence is
+ * the model's probability of the whole path from the call: the product of every landing's
+ * frame probability. The value's own tokens are not enough: once the model has chosen the
+ * line `return 1`, the value 1 is certain, so a wrong branch used to show "1 (confidence 1.00)".
+ */
 async function runToEnd(p: NeuralPredictor, history: { state: State; action?: Action }[], landing: Prediction, opts: PredictOptions): Promise<CallOutcome> {
+  let path = 1;
   for (let steps = 0; ; steps++) {
-    if (landing.kind === 'exit') return exitOutcome(landing.exit, landing.confidence.value ?? landing.confidence.frame);
+    path *= landing.confidence.frame;
+    if (landing.kind === 'exit') return exitOutcome(landing.exit, path);
     const { state } = landing;
-    if (state.event === 'return' && state.stack.length === 1) return { kind: 'returned', value: state.value!, confidence: landing.confidence.value ?? landing.confidence.frame };
+    if (state.event === 'return' && state.stack.length === 1) return { kind: 'returned', value: state.value!, confidence: path };
     if (steps === MAX_STEPS) throw new NoPrediction(`no return of f within ${MAX_STEPS} steps`);
     const action: Action = state.stack.length > 1 ? { kind: 'step_return' } : { kind: 'step_over' };
     history.push({ state, action });
