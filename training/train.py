@@ -93,7 +93,7 @@ def parse_args():
     p.add_argument("--device", choices=("cpu", "cuda"), help="default: cuda when available")
     p.add_argument("--dtype", choices=("bf16", "fp32"),
                    help="autocast precision (weights stay fp32). Default bf16 on CUDA and on CPUs with "
-                        "native bf16 (AVX512-BF16 or AMX, where it trains about twice as fast), else fp32")
+                        "AMX (where it trains about twice as fast), else fp32")
     p.add_argument("--batch-size", type=int, help="override the config's batch_size")
     p.add_argument("--grad-accum", type=int, help="override the config's grad_accum")
     p.add_argument("--lr", type=float, help="override the config's peak learning rate")
@@ -195,13 +195,15 @@ def save_atomic(obj, path):
 
 
 def cpu_has_bf16():
-    """Whether the CPU computes bf16 dot products natively (Linux's flags for AVX512-BF16, AMX)."""
+    """Whether bf16 autocast pays on this CPU: AMX tiles (Linux's amx_bf16 flag). AVX512-BF16
+    alone does not: on a Xeon with it and no AMX, PyTorch 2.15 ran bf16 matmuls at 0.085
+    TFLOPS against 0.162 in fp32, and trained `small` at 1.75k against 2.3k tokens/s."""
     try:
         with open("/proc/cpuinfo") as f:
             flags = f.read()
     except OSError:
         return False
-    return "avx512_bf16" in flags or "amx_bf16" in flags
+    return "amx_bf16" in flags
 
 
 class Dist:
