@@ -22,6 +22,7 @@ decoding, token for token.
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
+IR_VERSION = 8
 OPSET = 17  # Split takes its sizes as an input (13+), Softmax normalizes one axis (13+)
 MS = "com.microsoft"
 
@@ -146,4 +147,8 @@ def build_step_graph(cfg, weights):
 
     g.op("FusedMatMul", [h, "embed.weight"], ["logits"], domain=MS, transB=1)
     graph = helper.make_graph(g.nodes, "ndb_step", inputs, outputs, g.inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid(MS, 1)], producer_name="ndb training/step_graph.py")
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid(MS, 1)], producer_name="ndb training/step_graph.py")
+    # make_model writes its onnx package's newest IR version (14 with onnx 1.23), which
+    # onnxruntime 1.30 refuses; opset 17 needs IR 8, which every onnxruntime since 1.13 reads.
+    model.ir_version = IR_VERSION
+    return model
