@@ -18,7 +18,7 @@ import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
-import { Rng } from '../data-pipeline/rng.js';
+import { Rng } from '../util/rng.js';
 import { clientText, connectTcp, type DapMessage, frame, type RawDap, ROOT, spawnStdio, spawnTcp, STACK_LIKE } from './dap-raw.js';
 
 const PROBE_TIMEOUT_MS = 20_000;

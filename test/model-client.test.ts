@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Rng } from '../data-pipeline/rng.js';
+import { Rng } from '../util/rng.js';
 import { sampleTrajectory } from '../data-pipeline/trajectories.js';
 import { parseFrame } from '../grammar/parse.js';
 import { serializeTrajectory } from '../grammar/serialize.js';

@@ -1,5 +1,5 @@
 /**
- * The tokenizer (data-pipeline/tokenizer.ts), its Python twin (training/bpe.py) and the token
+ * The tokenizer (tokenizer/trace-tokenizer.ts, trained by data-pipeline/train-tokenizer.ts), its Python twin (training/bpe.py) and the token
  * files (data-pipeline/tokenize.ts), on a small dataset traced here from real Python.
  */
 import { spawnSync } from 'node:child_process';
@@ -13,7 +13,8 @@ import { serializeTrajectory } from '../grammar/serialize.js';
 import { ALL_TOKENS, TOKEN_PATTERN, TOKENS } from '../grammar/tokens.js';
 import { buildDataset } from '../data-pipeline/build.js';
 import { tokenizeDataset, type TokenizeSummary } from '../data-pipeline/tokenize.js';
-import { PAD_TOKEN, SPECIAL_TOKENS, TraceTokenizer, trainTokenizer } from '../data-pipeline/tokenizer.js';
+import { PAD_TOKEN, SPECIAL_TOKENS, TraceTokenizer } from '../tokenizer/trace-tokenizer.js';
+import { trainTokenizer } from '../data-pipeline/train-tokenizer.js';
 
 const PYTHON = '/usr/bin/python3';
 const BPE_PY = join(import.meta.dirname, '..', 'training', 'bpe.py');
