@@ -65,7 +65,7 @@ const ArgsSchema = z.unknown().transform((value, ctx): string => {
 });
 
 /** The launch configuration (a launch.json entry of type `neural-python`). */
-const LaunchArgsSchema = z
+export const LaunchArgsSchema = z
   .object({
     program: z.string({ required_error: 'program is required: the Python file to debug' }).min(1, 'program is empty'),
     /** The folder a relative `program` (and `model`) is read from; default: the adapter's. */

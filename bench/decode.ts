@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Rng } from '../data-pipeline/rng.js';
+import { Rng } from '../util/rng.js';
 import { sampleTrajectory } from '../data-pipeline/trajectories.js';
 import { serializeTrajectory } from '../grammar/serialize.js';
 import { truncateTrajectory } from '../grammar/truncate.js';

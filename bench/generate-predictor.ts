@@ -20,7 +20,7 @@
  */
 import { basename, dirname } from 'node:path';
 import { AutoModelForCausalLM, env, type PreTrainedModel, Tensor } from '@huggingface/transformers';
-import type { TraceTokenizer } from '../data-pipeline/tokenizer.js';
+import type { TraceTokenizer } from '../tokenizer/trace-tokenizer.js';
 import { parseExitFrame, parseFrame } from '../grammar/parse.js';
 import { serializeContext } from '../grammar/serialize.js';
 import type { Action, Direction, Exit, State } from '../grammar/state.js';

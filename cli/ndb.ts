@@ -14,14 +14,14 @@ import { TraceFailure, traceFile } from '../tracer/run-tracer.js';
 import { buildDataset, parseMix } from '../data-pipeline/build.js';
 import { checkCorpus } from '../data-pipeline/check.js';
 import { tokenizeDataset } from '../data-pipeline/tokenize.js';
-import { TraceTokenizer, trainTokenizer } from '../data-pipeline/tokenizer.js';
+import { TraceTokenizer } from '../tokenizer/trace-tokenizer.js';
 import { EVAL_COMMANDS } from '../evaluation/cli.js';
 import { addCommand, addGroup, defineCommand, type FlagSpecs, type Parsed, runProgram } from './command-line.js';
 import { DAP_COMMAND } from './dap.js';
 import { DEBUG_COMMAND } from './debug-repl.js';
 import { LSP_COMMAND } from './lsp.js';
 import { VERIFY_COMMAND } from './verify.js';
-import { ProgressBar, formatSeconds } from './progress.js';
+import { ProgressBar, formatSeconds } from '../util/progress.js';
 
 /** An error the user can act on: printed as one line, exit code 2, never a stack dump. */
 class UsageError extends Error {}
@@ -136,6 +136,9 @@ const DATA_TOKENIZER = defineCommand({
 async function dataTokenizerCommand({ values }: Parsed<typeof DATA_TOKENIZER_FLAGS>): Promise<void> {
   if (!values.data || !values.out) throw new UsageError('usage: ndb data tokenizer --data DIR --out MODEL_DIR [--vocab N]');
   const started = Date.now();
+  // Loaded here only: training needs the `tokenizers` native binding, which no other command
+  // (the debugger above all) loads.
+  const { trainTokenizer } = await import('../data-pipeline/train-tokenizer.js');
   await trainTokenizer({ files: [join(values.data, 'train.jsonl')], out: values.out, vocabSize: intFlag(values.vocab, 'vocab', 2048) });
   const tokenizer = await TraceTokenizer.load(values.out);
   process.stdout.write(`tokenizer     ${tokenizer.vocabSize} ids, written to ${values.out} in ${formatSeconds((Date.now() - started) / 1000)}\n`);

@@ -7,7 +7,7 @@ import { defaultModelDir, ModelFolderError } from '../model-client/model-folder.
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { formatRanking, formatVerify, rankCandidates, readCases, VerifyInputError, type VerifyReport, verifySolution } from '../evaluation/verify.js';
 import { defineCommand, type FlagSpecs, type Parsed, type UsageErrorFactory } from './command-line.js';
-import { ProgressBar } from './progress.js';
+import { ProgressBar } from '../util/progress.js';
 
 const VERIFY_FLAGS = {
   tests: { type: 'string', value: 'TESTS.py', description: 'the test cases: assert CALL == EXPECTED, assert CALL (default: the doctests of SOLUTION.py)' },

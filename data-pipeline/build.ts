@@ -22,7 +22,7 @@ import { argumentVariants } from './corpora/support.js';
 import { excerptTrace } from './excerpt.js';
 import type { ProgramOrigin, ProgramSpec } from './program.js';
 import { runPool } from './pool.js';
-import { Rng } from './rng.js';
+import { Rng } from '../util/rng.js';
 import { type Split, SPLITS, splitOf } from './split.js';
 import { generateSemanticsProgram } from './semantics.js';
 import { generateSyntheticProgram } from './synthetic.js';

@@ -15,7 +15,7 @@
  * from ending in a TypeError.
  */
 import type { ProgramSpec } from './program.js';
-import { Rng } from './rng.js';
+import { Rng } from '../util/rng.js';
 
 type Ty = 'int' | 'float' | 'bool' | 'str' | 'ints' | 'strs' | 'dict' | 'set' | 'pair' | 'pairs' | 'bytes' | 'grid';
 

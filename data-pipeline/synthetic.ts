@@ -17,7 +17,7 @@
  * operations, and in a few programs an uncaught raise or an unguarded operation (a real bug).
  */
 import type { ProgramSpec } from './program.js';
-import { Rng } from './rng.js';
+import { Rng } from '../util/rng.js';
 
 /** The value types of the generator's little type system; `char` is a one-character str. */
 type Ty =

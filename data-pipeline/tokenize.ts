@@ -19,7 +19,7 @@ import { parseTrajectory } from '../grammar/parse.js';
 import { serializeTrajectory } from '../grammar/serialize.js';
 import { TOKENS } from '../grammar/tokens.js';
 import { type Split, SPLITS } from './split.js';
-import { BOS_TOKEN, EOS_TOKEN, PAD_TOKEN, SPECIAL_TOKENS, TraceTokenizer } from './tokenizer.js';
+import { BOS_TOKEN, EOS_TOKEN, PAD_TOKEN, SPECIAL_TOKENS, TraceTokenizer } from '../tokenizer/trace-tokenizer.js';
 
 export interface TokenizeOptions {
   /** The dataset folder (train.jsonl, validation.jsonl, optionally test.jsonl). */

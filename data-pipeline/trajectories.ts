@@ -21,7 +21,7 @@
  */
 import type { Action, Direction, ForwardAction, InverseAction, Step, Trajectory } from '../grammar/state.js';
 import type { StateTree } from '../state-tree/tree.js';
-import type { Rng } from './rng.js';
+import type { Rng } from '../util/rng.js';
 
 export type Policy = 'paper' | 'jumps';
 

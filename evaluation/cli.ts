@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineCommand, type FlagSpecs, type Parsed, type UsageErrorFactory } from '../cli/command-line.js';
-import { ProgressBar } from '../cli/progress.js';
+import { ProgressBar } from '../util/progress.js';
 import { defaultModelDir, isPrecision, ModelFolderError, packageRoot, type Precision } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { PartialFrameDecoder } from '../model-client/partial-frame.js';

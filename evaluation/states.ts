@@ -25,7 +25,7 @@
  * scored. A prediction that fails (no frame within the token budget, a prompt too long for
  * the context; or a bug, see failures.ts) counts as wrong on every score, and as an error.
  */
-import { Rng } from '../data-pipeline/rng.js';
+import { Rng } from '../util/rng.js';
 import { TRACE_LIMITS } from '../data-pipeline/check.js';
 import { sampleTrajectory } from '../data-pipeline/trajectories.js';
 import { type ActionKind, type Exit, FORWARD_ACTION_KINDS, INVERSE_ACTION_KINDS, type Locals, type State, type Trajectory } from '../grammar/state.js';

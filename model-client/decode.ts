@@ -21,8 +21,8 @@
  * Every token's log-probability under the model (temperature 1, before the grammar's mask) is
  * kept for confidences (confidence.ts); forced tokens count as certain (0).
  */
-import type { TraceTokenizer } from '../data-pipeline/tokenizer.js';
-import { Rng } from '../data-pipeline/rng.js';
+import type { TraceTokenizer } from '../tokenizer/trace-tokenizer.js';
+import { Rng } from '../util/rng.js';
 import { FrameConstraint, type FrameRules, type FrameSpans, type Head } from './frame-constraint.js';
 import type { KvCache } from './kv-cache.js';
 import type { Logits, ModelSession } from './session.js';

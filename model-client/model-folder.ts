@@ -5,7 +5,7 @@
  *   config.json          Hugging Face llama-like: vocab_size, hidden_size, num_hidden_layers,
  *                        num_attention_heads, max_position_embeddings, bos/eos/pad ids, and an
  *                        `ndb` section (trace-token ids, the ONNX files)
- *   tokenizer.json       the byte-level BPE (data-pipeline/tokenizer.ts)
+ *   tokenizer.json       the byte-level BPE (data-pipeline/train-tokenizer.ts)
  *   onnx/model_step.onnx fp32 in the step layout ndb runs (training/export_onnx.py: only this
  *                        pass's keys and values out); onnx/model_step_int8.onnx with dynamic
  *                        int8 weights (optional); onnx/model.onnx, the standard layout for
@@ -23,7 +23,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ALL_TOKENS } from '../grammar/tokens.js';
-import { TraceTokenizer } from '../data-pipeline/tokenizer.js';
+import { TraceTokenizer } from '../tokenizer/trace-tokenizer.js';
 
 export class ModelFolderError extends Error {
   constructor(dir: string, detail: string) {

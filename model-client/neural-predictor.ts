@@ -9,7 +9,7 @@
  * (compared as canonical text, so two spellings of one state count as one), ties going to
  * the likelier sample; its confidences are that sample's.
  */
-import type { TraceTokenizer } from '../data-pipeline/tokenizer.js';
+import type { TraceTokenizer } from '../tokenizer/trace-tokenizer.js';
 import { parseExitFrame, parseFrame } from '../grammar/parse.js';
 import { serializeContext, serializeExit, serializeFrame } from '../grammar/serialize.js';
 import type { Action, State, Step } from '../grammar/state.js';

@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { TraceTokenizer } from '../data-pipeline/tokenizer.js';
+import type { TraceTokenizer } from '../tokenizer/trace-tokenizer.js';
 
 const TokenizerVocabSchema = z.object({
   added_tokens: z.array(z.object({ id: z.number().int().nonnegative(), content: z.string() })),

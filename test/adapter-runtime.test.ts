@@ -6,7 +6,6 @@
  * the walk itself can be checked exactly (the tracer here stands in for nothing: it is the
  * Predictor the runtime is handed). The tests at the end use the shipped model.
  */
-import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -16,9 +15,8 @@ import { NeuralRuntime, type PrefetchEvent, RuntimeError, type StopEvent } from 
 import type { State } from '../grammar/state.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { TracerPredictor } from '../model-client/tracer-predictor.js';
+import { HAS_MODEL, MODEL_DIR } from './fixtures.js';
 
-const MODEL_DIR = process.env.NDB_TEST_MODEL ?? 'models/default';
-const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
 
 const PROGRAM = [
   'def is_match(c, t):', //   1

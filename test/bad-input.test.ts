@@ -9,18 +9,16 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodePythonSource, MAX_SOURCE_BYTES, SourceError } from '../adapter/read-source.js';
 import { pythonExecutable, traceSource } from '../tracer/run-tracer.js';
 import { declareUtf8 } from '../tracer/source-encoding.js';
+import { COUNT_PY, EMBEDDED_MODEL, HAS_EMBEDDED_MODEL, ROOT } from './fixtures.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
 const NDB = join(ROOT, 'bin', 'ndb.js');
-const MODEL = join(ROOT, 'models', 'default');
-const HAS_MODEL = existsSync(join(MODEL, 'manifest.json'));
 const dir = mkdtempSync(join(tmpdir(), 'ndb-bad-input-'));
 
 function file(name: string, bytes: Buffer | string): string {
@@ -121,7 +119,7 @@ describe('a decoded source traced again (verify mode, the evaluation)', () => {
   });
 });
 
-describe.skipIf(!HAS_MODEL)('bad input through ndb debug', () => {
+describe.skipIf(!HAS_EMBEDDED_MODEL)('bad input through ndb debug', () => {
   it('debugs a latin-1 file with a coding line, and a file with a BOM, without an internal error', () => {
     for (const path of [LATIN1, BOM]) {
       const r = ndbDebug([path, '--entry', 'f', '--args', "'x'"], 's\nn\nq\n');
@@ -152,7 +150,7 @@ describe.skipIf(!HAS_MODEL)('bad input through ndb debug', () => {
   }, 320_000);
 });
 
-describe.skipIf(!HAS_MODEL)('bad input through a DAP launch', () => {
+describe.skipIf(!HAS_EMBEDDED_MODEL)('bad input through a DAP launch', () => {
   it('launches and steps a latin-1 file with a coding line', async () => {
     const dc = await dapClient();
     const stopped = dc.waitForEvent('stopped', 120_000);
@@ -175,9 +173,9 @@ describe.skipIf(!HAS_MODEL)('bad input through a DAP launch', () => {
   }, 160_000);
 });
 
-describe.skipIf(!HAS_MODEL)('a corrupt model file with a re-hashed manifest', () => {
+describe.skipIf(!HAS_EMBEDDED_MODEL)('a corrupt model file with a re-hashed manifest', () => {
   const corrupt = join(dir, 'corrupt-model');
-  cpSync(MODEL, corrupt, { recursive: true });
+  cpSync(EMBEDDED_MODEL, corrupt, { recursive: true });
   const manifestPath = join(corrupt, 'manifest.json');
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { files: Record<string, { sha256: string; size: number }> };
   for (const name of readdirSync(join(corrupt, 'onnx'))) {
@@ -190,11 +188,11 @@ describe.skipIf(!HAS_MODEL)('a corrupt model file with a re-hashed manifest', ()
   writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
 
   it('says the model file is corrupt in ndb debug and in a DAP launch, not an internal error', async () => {
-    const r = ndbDebug([join(ROOT, 'examples', 'count.py'), '--entry', 'count', '--args', "'berry', 'r'", '--model', corrupt]);
+    const r = ndbDebug([COUNT_PY, '--entry', 'count', '--args', "'berry', 'r'", '--model', corrupt]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^ndb: error: model folder .*: model\w*\.onnx is corrupt: onnxruntime cannot load it/);
     expect(r.stderr).not.toMatch(/internal error/);
-    const message = await dapLaunchError({ program: join(ROOT, 'examples', 'count.py'), entry: 'count', args: "'berry', 'r'", model: corrupt });
+    const message = await dapLaunchError({ program: COUNT_PY, entry: 'count', args: "'berry', 'r'", model: corrupt });
     expect(message).toMatch(/model\w*\.onnx is corrupt: onnxruntime cannot load it/);
     expect(message).not.toMatch(/internal error/);
   }, 160_000);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseTrajectory } from '../grammar/parse.js';
 import { TracerRecordSchema } from '../tracer/events.js';
+import { COUNT_PY } from './fixtures.js';
 
 const NDB = join(import.meta.dirname, '..', 'bin', 'ndb.js');
 
@@ -18,7 +19,7 @@ function ndb(...args: string[]) {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'ndb-cli-'));
-const EXAMPLE = join(import.meta.dirname, '..', 'examples', 'count.py');
+const EXAMPLE = COUNT_PY;
 
 describe('ndb trace', () => {
   it('prints the real run in the trace language', () => {

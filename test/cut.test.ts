@@ -16,6 +16,7 @@ import { CUT_GAP, type CutBudget, CutError, cutInfo, cutProgram } from '../model
 import { loadModelFolder, loadTokenizer } from '../model-client/model-folder.js';
 import { programInfo } from '../model-client/program-info.js';
 import { sourceLines, traceFile } from '../tracer/run-tracer.js';
+import { EMBEDDED_MODEL } from './fixtures.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'long_module.py');
 const SOURCE = readFileSync(FIXTURE, 'utf8');
@@ -29,7 +30,7 @@ const MODEL_LIMIT = 1024 - 256 - 192;
 const budget = (limit = MODEL_LIMIT): CutBudget => ({ measure, limit, unit: 'tokens' });
 
 beforeAll(async () => {
-  const tokenizer = await loadTokenizer(await loadModelFolder('models/default'));
+  const tokenizer = await loadTokenizer(await loadModelFolder(EMBEDDED_MODEL));
   measure = (text) => tokenizer.encode(serializeContext(text)).length;
 });
 

@@ -17,9 +17,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { join } from 'node:path';
-import { Rng } from '../data-pipeline/rng.js';
-import { clientText, connectTcp, type DapMessage, frame, type RawDap, ROOT, spawnStdio, spawnTcp, STACK_LIKE } from './dap-raw.js';
+import { Rng } from '../util/rng.js';
+import { COUNT_PY } from './fixtures.js';
+import { clientText, connectTcp, type DapMessage, frame, type RawDap, spawnStdio, spawnTcp, STACK_LIKE } from './dap-raw.js';
 
 const PROBE_TIMEOUT_MS = 20_000;
 const BATCH = 50;
@@ -38,7 +38,7 @@ const FIELDS = [
   'samples', 'temperature', 'stopOnEntry', 'inferArgs', 'pathFormat', 'linesStartAt1', 'start', 'count', 'filter',
   '__proto__', 'constructor',
 ];
-const COUNT = join(ROOT, 'examples', 'count.py');
+const COUNT = COUNT_PY;
 const STRINGS = [
   '', ' ', 'x', 's', 'count', "'berry', 'r'", 'n + 1', 's[0]', 'len(s)', '__import__("os")', '().__class__', '{0.__class__}',
   COUNT, '/nonexistent.py', '/etc/passwd', '/dev/zero', '.', 'cpu', 'cuda', 'int8', 'path', 'uri', 'hover', 'repl', 'watch',

@@ -4,17 +4,15 @@
  * after its 10 s configurationDone timeout, and starts the run once configurationDone comes.
  * Real `ndb dap` over stdio, a real DAP client, the shipped model.
  */
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { afterAll, describe, expect, it } from 'vitest';
+import { COUNT_PY, HAS_EMBEDDED_MODEL, ROOT } from './fixtures.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
 const NDB = join(ROOT, 'bin', 'ndb.js');
-const HAS_MODEL = existsSync(join(ROOT, 'models', 'default', 'manifest.json'));
-const COUNT = join(ROOT, 'examples', 'count.py');
 const dir = mkdtempSync(join(tmpdir(), 'ndb-launch-order-'));
 const wrapper = join(dir, 'ndb-dap.mjs');
 writeFileSync(wrapper, `process.argv.splice(2, 0, 'dap');\nawait import(${JSON.stringify(NDB)});\n`);
@@ -24,7 +22,7 @@ afterAll(async () => {
   await Promise.all(clients.splice(0).map((dc) => dc.stop()));
 }, 60_000);
 
-describe.skipIf(!HAS_MODEL)('a client that waits for the launch response before configurationDone', () => {
+describe.skipIf(!HAS_EMBEDDED_MODEL)('a client that waits for the launch response before configurationDone', () => {
   it('gets the launch answer soon after the model loads, then the first stop after configurationDone', async () => {
     const dc = new DebugClient('node', wrapper, 'neural-python', { cwd: dir });
     dc.defaultTimeout = 60_000;
@@ -37,7 +35,7 @@ describe.skipIf(!HAS_MODEL)('a client that waits for the launch response before 
     await dc.initializeRequest({ adapterID: 'neural-python', supportsProgressReporting: true } as DebugProtocol.InitializeRequestArguments);
 
     const launchedAt = Date.now();
-    const r = await dc.launchRequest({ program: COUNT, entry: 'count', args: "'berry', 'r'" } as DebugProtocol.LaunchRequestArguments);
+    const r = await dc.launchRequest({ program: COUNT_PY, entry: 'count', args: "'berry', 'r'" } as DebugProtocol.LaunchRequestArguments);
     const answeredAt = Date.now();
     expect(r.success).toBe(true);
     expect(modelLoadedAt).toBeGreaterThan(0);
@@ -62,7 +60,7 @@ describe.skipIf(!HAS_MODEL)('a client that waits for the launch response before 
     const said: string[] = [];
     dc.on('output', (ev: DebugProtocol.OutputEvent) => said.push(ev.body.output));
     await dc.initializeRequest();
-    const r = await dc.launchRequest({ program: COUNT, entry: 'no_such_function', args: '1' } as DebugProtocol.LaunchRequestArguments).then(
+    const r = await dc.launchRequest({ program: COUNT_PY, entry: 'no_such_function', args: '1' } as DebugProtocol.LaunchRequestArguments).then(
       (x) => x,
       (err: Error) => err,
     );

@@ -6,18 +6,16 @@
  * Inputs (ndb/predictInputs) infers arguments from the cut too. A real DAP
  * client (@vscode/debugadapter-testsupport) drives `node bin/ndb.js dap` on the shipped model.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { HAS_EMBEDDED_MODEL, ROOT } from './fixtures.js';
 
-const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const NDB = join(ROOT, 'bin', 'ndb.js');
-const HAS_MODEL = existsSync(join(ROOT, 'models', 'default', 'manifest.json'));
 const LONG = join(ROOT, 'test', 'fixtures', 'long_module.py');
 const LINES = readFileSync(LONG, 'utf8').split('\n');
 const lineOf = (text: string) => LINES.findIndex((l) => l.startsWith(text)) + 1;
@@ -50,7 +48,7 @@ async function moved(dc: DebugClient, request: Promise<DebugProtocol.Response>):
   return stop;
 }
 
-describe.skipIf(!HAS_MODEL)('ndb dap on an 804-line file', () => {
+describe.skipIf(!HAS_EMBEDDED_MODEL)('ndb dap on an 804-line file', () => {
   it(
     "stops, stack and breakpoints in the file's lines; a breakpoint outside the cut is unverified with the reason",
     async () => {

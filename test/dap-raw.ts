@@ -5,12 +5,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { DapReader } from '../adapter/transport.js';
+import { ROOT } from './fixtures.js';
 
-export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+export { ROOT };
 export const NDB = join(ROOT, 'bin', 'ndb.js');
 
 export interface DapMessage {

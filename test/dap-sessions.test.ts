@@ -9,11 +9,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectTcp, ROOT, spawnTcp } from './dap-raw.js';
+import { COUNT_PY, HAS_EMBEDDED_MODEL } from './fixtures.js';
 
-const HAS_MODEL = existsSync(join(ROOT, 'models', 'default', 'manifest.json'));
 const BUILT = existsSync(join(ROOT, 'dist', 'adapter', 'session.js'));
 const SESSIONS = Number(process.env.NDB_SESSIONS ?? 16);
-const COUNT = join(ROOT, 'examples', 'count.py');
 const INIT = { adapterID: 'neural-python', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' };
 
 function rssMiB(pid: number): number {
@@ -21,7 +20,7 @@ function rssMiB(pid: number): number {
   return kb / 1024;
 }
 
-describe.skipIf(!HAS_MODEL || !BUILT || !existsSync('/proc/self/status'))('ndb dap --port over many sessions', () => {
+describe.skipIf(!HAS_EMBEDDED_MODEL || !BUILT || !existsSync('/proc/self/status'))('ndb dap --port over many sessions', () => {
   it(`frees each session when its connection closes (${SESSIONS} sessions, half without disconnect)`, async () => {
     const server = await spawnTcp();
     try {
@@ -31,7 +30,7 @@ describe.skipIf(!HAS_MODEL || !BUILT || !existsSync('/proc/self/status'))('ndb d
         await dap.request('initialize', INIT);
         const initialized = dap.waitFor((m) => m.event === 'initialized', 30_000);
         const stopped = dap.waitFor((m) => m.event === 'stopped', 60_000);
-        const launched = dap.request('launch', { program: COUNT, entry: 'count', args: "'berry', 'r'", token: server.token }, 60_000);
+        const launched = dap.request('launch', { program: COUNT_PY, entry: 'count', args: "'berry', 'r'", token: server.token }, 60_000);
         await initialized;
         await dap.request('configurationDone', {});
         expect((await launched)?.success, `session ${i}`).toBe(true);

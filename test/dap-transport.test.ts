@@ -15,7 +15,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DapReader } from '../adapter/transport.js';
-import { Rng } from '../data-pipeline/rng.js';
+import { Rng } from '../util/rng.js';
 import { randomInput } from './dap-fuzz.js';
 import { clientText, connectTcp, frame, NDB, ROOT, spawnStdio, spawnTcp, STACK_LIKE, type DapMessage } from './dap-raw.js';
 

@@ -14,20 +14,16 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { COUNT_PY, HAS_MODEL, MODEL_DIR, ROOT } from './fixtures.js';
 
-const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const NDB = join(ROOT, 'bin', 'ndb.js');
-const MODEL_DIR = process.env.NDB_TEST_MODEL ?? join(ROOT, 'models', 'default');
-const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
 const BUILT = existsSync(join(ROOT, 'dist', 'adapter', 'session.js'));
 
-const COUNT = join(ROOT, 'examples', 'count.py');
 const COUNT_LINES = 10;
 const SHAPES = join(ROOT, 'examples', 'shapes.py');
 const SHAPES_LINES = 15;
@@ -140,7 +136,7 @@ describe.skipIf(!HAS_MODEL || !BUILT)('ndb dap on the shipped model', () => {
   it(
     'a whole session on count.py: breakpoints, every kind of step, back, end, evaluate, setVariable, restart',
     async () => {
-      const { dc, output, progress, stats, stop, bps } = await launch({ program: COUNT, entry: 'count', args: "'berry', 'r'" }, [8, 4]);
+      const { dc, output, progress, stats, stop, bps } = await launch({ program: COUNT_PY, entry: 'count', args: "'berry', 'r'" }, [8, 4]);
       expect(progress).toContain('Loading the model');
       // One breakpoint on code, one on a blank line.
       expect(bps.map((b) => b.verified)).toEqual([true, false]);
@@ -162,7 +158,7 @@ describe.skipIf(!HAS_MODEL || !BUILT)('ndb dap on the shipped model', () => {
       for (const request of [() => dc.nextRequest({ threadId: THREAD }), () => dc.stepInRequest({ threadId: THREAD }), () => dc.stepOutRequest({ threadId: THREAD }), () => dc.continueRequest({ threadId: THREAD })]) {
         const s = await moved(dc, request());
         expect(['step', 'breakpoint', 'exception']).toContain(s.body.reason);
-        expectFramesSound(await frames(dc), COUNT, COUNT_LINES);
+        expectFramesSound(await frames(dc), COUNT_PY, COUNT_LINES);
         const { vars } = await innermostVariables(dc);
         for (const v of vars.flat()) expect(v.value.length).toBeGreaterThan(0);
       }
@@ -170,14 +166,14 @@ describe.skipIf(!HAS_MODEL || !BUILT)('ndb dap on the shipped model', () => {
       // Backward: step back is a stop already seen; reverse continue reaches a breakpoint or the start.
       const back = await moved(dc, dc.stepBackRequest({ threadId: THREAD }));
       expect(back.body.reason).toBe('step');
-      expectFramesSound(await frames(dc), COUNT, COUNT_LINES);
+      expectFramesSound(await frames(dc), COUNT_PY, COUNT_LINES);
       const reverse = await moved(dc, dc.reverseContinueRequest({ threadId: THREAD }));
       expect(['breakpoint', 'entry']).toContain(reverse.body.reason);
       if (reverse.body.reason === 'breakpoint') expect((await frames(dc))[0]!.line).toBe(8);
       else expect((await frames(dc))[0]!.line).toBe(5);
 
       // To the end: no breakpoints, so continue asks the model for the run's end.
-      await dc.setBreakpointsRequest({ source: { path: COUNT }, breakpoints: [] });
+      await dc.setBreakpointsRequest({ source: { path: COUNT_PY }, breakpoints: [] });
       let end = await moved(dc, dc.continueRequest({ threadId: THREAD }));
       // The model may land on a state instead; a few more continues get there.
       for (let i = 0; i < 5 && !end.body.description?.includes('predicted end'); i++) end = await moved(dc, dc.continueRequest({ threadId: THREAD }));
@@ -208,7 +204,7 @@ describe.skipIf(!HAS_MODEL || !BUILT)('ndb dap on the shipped model', () => {
       expect(set.body.type).toMatch(/set by you/);
       // The next step is predicted from the edited state; back there, the edit is still shown.
       await moved(dc, dc.nextRequest({ threadId: THREAD }));
-      expectFramesSound(await frames(dc), COUNT, COUNT_LINES);
+      expectFramesSound(await frames(dc), COUNT_PY, COUNT_LINES);
       await moved(dc, dc.stepBackRequest({ threadId: THREAD }));
       const edited = (await innermostVariables(dc)).vars[0]!.find((v) => v.name === 's');
       expect(edited).toMatchObject({ value: "'rrrr'", type: 'str · set by you' });
@@ -237,7 +233,7 @@ describe.skipIf(!HAS_MODEL || !BUILT)('ndb dap on the shipped model', () => {
       dc.on('output', (e: DebugProtocol.OutputEvent) => categories.push(`${e.body.category}: ${e.body.output}`));
       for (const name of ['exited', 'terminated', 'stopped']) dc.on(name, (e: DebugProtocol.Event) => events.push({ event: name, body: (e.body ?? {}) as Record<string, unknown> }));
       expect(stop.body.reason).toBe('entry');
-      expect((await frames(dc)).map((f) => [f.name, f.line, f.source?.path])).toEqual([['count', 5, COUNT]]);
+      expect((await frames(dc)).map((f) => [f.name, f.line, f.source?.path])).toEqual([['count', 5, COUNT_PY]]);
       expect((await innermostVariables(dc)).vars[0]!.map((v) => [v.name, v.value])).toEqual([
         ['s', "'berry'"],
         ['t', "'r'"],
@@ -269,7 +265,7 @@ describe.skipIf(!HAS_MODEL || !BUILT)('ndb dap on the shipped model', () => {
       // Time travel still works for a client that stays: back from the end.
       const back = await moved(dc, dc.stepBackRequest({ threadId: THREAD }));
       expect(back.body.reason).toBe('step');
-      expectFramesSound(await frames(dc), COUNT, COUNT_LINES);
+      expectFramesSound(await frames(dc), COUNT_PY, COUNT_LINES);
     },
     TEST_TIMEOUT_MS,
   );
@@ -411,19 +407,19 @@ describe.skipIf(!HAS_MODEL || !BUILT)('ndb dap on the shipped model', () => {
       await dc.configurationDoneRequest();
       const bad: [Record<string, unknown>, RegExp][] = [
         [{ program: syntax, entry: 'f', args: '' }, /SyntaxError at line 1/],
-        [{ program: COUNT, entry: 'nope', args: '1' }, /no function named 'nope'/],
-        [{ program: COUNT, entry: 'count', args: 'open("x"), 1' }, /literal/],
-        [{ program: COUNT, entry: 'count' }, /needs arguments/],
+        [{ program: COUNT_PY, entry: 'nope', args: '1' }, /no function named 'nope'/],
+        [{ program: COUNT_PY, entry: 'count', args: 'open("x"), 1' }, /literal/],
+        [{ program: COUNT_PY, entry: 'count' }, /needs arguments/],
         [{ program: join(dir, 'missing.py'), entry: 'count', args: '1, 2' }, /cannot read the program/],
-        [{ program: COUNT, entry: 'count', args: "'b', 'b'", model: join(dir, 'no-such-model') }, /no model folder at/],
-        [{ program: COUNT, entry: 'count', args: "'b', 'b'", model: notAModel }, /not a model folder/],
+        [{ program: COUNT_PY, entry: 'count', args: "'b', 'b'", model: join(dir, 'no-such-model') }, /no model folder at/],
+        [{ program: COUNT_PY, entry: 'count', args: "'b', 'b'", model: notAModel }, /not a model folder/],
         [{ program: long, entry: 'f', args: '1' }, /^the program is too long for the model, even cut to f's scope: f alone takes \d+ tokens \(with all it reaches, \d+\), more than the 576 the model has for the program/],
-        [{ program: COUNT, entry: 'count', args: "'b', 'b'", samples: 'three' }, /launch configuration: samples: /],
+        [{ program: COUNT_PY, entry: 'count', args: "'b', 'b'", samples: 'three' }, /launch configuration: samples: /],
         [{ entry: 'count', args: "'b', 'b'" }, /launch configuration: program: program is required/],
-        [{ program: COUNT, entry: 'count', args: ["'b'", 2] }, /launch configuration: args\.1: must be a string holding one Python literal .*not number 2/],
-        [{ program: COUNT, entry: 'count', args: ['--verbose', "'b'"] }, /launch configuration: args\.0: "--verbose" looks like a command-line flag/],
-        [{ program: COUNT, entry: 'count', args: { s: "'b'" } }, /launch configuration: args: args must be one string of Python literals .* or a list of them/],
-        [{ program: COUNT, entry: 'count', args: ["'b'", 'os.getcwd()'] }, /argument 2 is not a Python literal: os\.getcwd\(\)/],
+        [{ program: COUNT_PY, entry: 'count', args: ["'b'", 2] }, /launch configuration: args\.1: must be a string holding one Python literal .*not number 2/],
+        [{ program: COUNT_PY, entry: 'count', args: ['--verbose', "'b'"] }, /launch configuration: args\.0: "--verbose" looks like a command-line flag/],
+        [{ program: COUNT_PY, entry: 'count', args: { s: "'b'" } }, /launch configuration: args: args must be one string of Python literals .* or a list of them/],
+        [{ program: COUNT_PY, entry: 'count', args: ["'b'", 'os.getcwd()'] }, /argument 2 is not a Python literal: os\.getcwd\(\)/],
         [{ program: 'count.py', cwd: join(ROOT, 'data-pipeline'), entry: 'count', args: "'b', 'b'" }, /cannot read the program .*data-pipeline\/count\.py/],
       ];
       for (const [args, message] of bad) {
@@ -434,9 +430,9 @@ describe.skipIf(!HAS_MODEL || !BUILT)('ndb dap on the shipped model', () => {
       await expectError(dc.nextRequest({ threadId: THREAD }), /no program is running/);
 
       // The same adapter then debugs normally.
-      const [stop] = await Promise.all([dc.waitForEvent('stopped'), dc.launchRequest(withModel({ program: COUNT, entry: 'count', args: "'b', 'b'" }))]);
+      const [stop] = await Promise.all([dc.waitForEvent('stopped'), dc.launchRequest(withModel({ program: COUNT_PY, entry: 'count', args: "'b', 'b'" }))]);
       expect((stop as DebugProtocol.StoppedEvent).body.reason).toBe('entry');
-      const bps = (await dc.setBreakpointsRequest({ source: { path: COUNT }, breakpoints: [{ line: 3 }, { line: 99 }, { line: 9 }] })).body.breakpoints;
+      const bps = (await dc.setBreakpointsRequest({ source: { path: COUNT_PY }, breakpoints: [{ line: 3 }, { line: 99 }, { line: 9 }] })).body.breakpoints;
       expect(bps.map((b) => [b.line, b.verified])).toEqual([
         [3, false],
         [99, false],
@@ -458,7 +454,7 @@ describe.skipIf(!HAS_MODEL || !BUILT)('ndb dap on the shipped model', () => {
       // None of it moved the session: it still steps.
       const s = await moved(dc, dc.nextRequest({ threadId: THREAD }));
       expect(['step', 'breakpoint', 'exception']).toContain(s.body.reason);
-      expectFramesSound(await frames(dc), COUNT, COUNT_LINES);
+      expectFramesSound(await frames(dc), COUNT_PY, COUNT_LINES);
     },
     TEST_TIMEOUT_MS,
   );
@@ -485,7 +481,7 @@ describe.skipIf(!HAS_MODEL || !BUILT)('ndb dap on the shipped model', () => {
             const initialized = dc.waitForEvent('initialized');
             const [stop] = await Promise.all([
               dc.waitForEvent('stopped'),
-              dc.launchRequest(withModel({ program: COUNT, entry: 'count', args, token })),
+              dc.launchRequest(withModel({ program: COUNT_PY, entry: 'count', args, token })),
               initialized.then(() => dc.configurationDoneRequest()),
             ]);
             expect((stop as DebugProtocol.StoppedEvent).body.reason).toBe('entry');
@@ -498,7 +494,7 @@ describe.skipIf(!HAS_MODEL || !BUILT)('ndb dap on the shipped model', () => {
         // One session ending leaves the other (and the server) running.
         await sessions[0]!.stop();
         await moved(sessions[1]!, sessions[1]!.nextRequest({ threadId: THREAD }));
-        expectFramesSound(await frames(sessions[1]!), COUNT, COUNT_LINES);
+        expectFramesSound(await frames(sessions[1]!), COUNT_PY, COUNT_LINES);
         await sessions[1]!.stop();
       } finally {
         server.kill();

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { choosePrograms } from '../data-pipeline/build.js';
 import { loadCorpus } from '../data-pipeline/corpora/index.js';
 import { argumentVariants } from '../data-pipeline/corpora/support.js';
-import { Rng } from '../data-pipeline/rng.js';
+import { Rng } from '../util/rng.js';
 import { splitOf } from '../data-pipeline/split.js';
 import { type Policy, sampleTrajectory } from '../data-pipeline/trajectories.js';
 import { StateTree } from '../state-tree/tree.js';

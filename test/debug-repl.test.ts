@@ -11,7 +11,7 @@
  * can be checked exactly. Bad input at launch gives one `ndb: error:` line and exit code 2.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -19,14 +19,11 @@ import { describe, expect, it } from 'vitest';
 import { DebugRepl } from '../cli/debug-repl.js';
 import { NeuralRuntime } from '../adapter/runtime.js';
 import { TracerPredictor } from '../model-client/tracer-predictor.js';
+import { COUNT_PY, COUNT_SOURCE, HAS_EMBEDDED_MODEL, ROOT } from './fixtures.js';
 
-const ROOT = join(import.meta.dirname, '..');
 const NDB = join(ROOT, 'bin', 'ndb.js');
-const EXAMPLE = resolve(ROOT, 'examples', 'count.py');
-const EXAMPLE_LINES = readFileSync(EXAMPLE, 'utf8').split('\n');
+const EXAMPLE_LINES = COUNT_SOURCE.split('\n');
 const FUNCTIONS = ['count', 'is_match'];
-const MODEL_DIR = join(ROOT, 'models', 'default');
-const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
 const PROMPT = '(ndb) ';
 /** A loaded two-core machine: model loading, Python helpers and ~100 predictions per session. */
 const SESSION_TIMEOUT_MS = 150_000;
@@ -55,7 +52,7 @@ function expectConsistentStops(output: string): number {
     if (!m) return;
     stops++;
     const [, , path, n, fn] = m as unknown as [string, string, string, string, string];
-    expect(path).toBe(EXAMPLE);
+    expect(path).toBe(COUNT_PY);
     expect(Number(n)).toBeGreaterThanOrEqual(1);
     expect(Number(n)).toBeLessThanOrEqual(10);
     // A function of the program, or a frame Python names in angle brackets (the grammar allows those too).
@@ -79,8 +76,8 @@ function expectLocals(chunk: string): void {
   for (const line of lines) expect(line).toMatch(/^(\(no locals\)|[\w.]+ = .*\((\d+%|your input|set by you|unchanged|missing|real run)\)(   real: .*)?|\(the prediction leaves out .*\))$/);
 }
 
-describe.skipIf(!HAS_MODEL)('ndb debug on the shipped model', () => {
-  const ARGS = [EXAMPLE, '--entry', 'count', '--args', "'berry', 'r'"];
+describe.skipIf(!HAS_EMBEDDED_MODEL)('ndb debug on the shipped model', () => {
+  const ARGS = [COUNT_PY, '--entry', 'count', '--args', "'berry', 'r'"];
 
   it('runs a scripted session: steps, breakpoints, p, locals, where, list, back, rc, set, until, return, resample, help', () => {
     const script = [
@@ -128,13 +125,13 @@ describe.skipIf(!HAS_MODEL)('ndb debug on the shipped model', () => {
     expect(expectConsistentStops(out.join('\n'))).toBeGreaterThanOrEqual(10);
 
     // The launch: the entry's call, with the user's arguments.
-    expect(out[0]).toContain(`--Call--\n> ${EXAMPLE}(5)count()\n-> def count(s, t):\n   s = 'berry', t = 'r'   [your input]`);
+    expect(out[0]).toContain(`--Call--\n> ${COUNT_PY}(5)count()\n-> def count(s, t):\n   s = 'berry', t = 'r'   [your input]`);
     for (const k of [1, 2, 5, 11, 12, 13, 16, 17, 19, 20, 21, 22]) expectStopOrEnd(out[k]!);
     // A new prediction says so, with its latency; a stop seen before says it is replayed.
     expect(out[1]).toMatch(/\[predicted, \d+ ms, state \d+%\]$/);
 
-    expect(out[3]).toBe(`Breakpoint 1 at ${EXAMPLE}:8`);
-    expect(out[4]).toBe(`Num Type         Disp Enb   Where\n1   breakpoint   keep yes   at ${EXAMPLE}:8`);
+    expect(out[3]).toBe(`Breakpoint 1 at ${COUNT_PY}:8`);
+    expect(out[4]).toBe(`Num Type         Disp Enb   Where\n1   breakpoint   keep yes   at ${COUNT_PY}:8`);
     expect(out[6]!.split('\n')).toHaveLength(1);
     expect(out[6]).not.toBe('');
     expect(out[7]).toBe("*** NameError: name 'no_such_name' is not defined");
@@ -154,7 +151,7 @@ describe.skipIf(!HAS_MODEL)('ndb debug on the shipped model', () => {
     expect(listed.find((l) => /^\s+8 /.test(l))).toMatch(/^\s+8 B/);
 
     // restart, then a what-if on the user's own argument.
-    expect(out[13]).toMatch(new RegExp(`^Restarting ${EXAMPLE} at count\\('berry', 'r'\\)\\n--Call--\\n> `));
+    expect(out[13]).toMatch(new RegExp(`^Restarting ${COUNT_PY} at count\\('berry', 'r'\\)\\n--Call--\\n> `));
     expect(out[14]).toBe("s = 'cherry'   (set by you: what follows is predicted from it)");
     expect(out[15]).toMatch(/^s = 'cherry'\s+\(set by you\)$/m);
     expectLocals(out[15]!);
@@ -162,8 +159,8 @@ describe.skipIf(!HAS_MODEL)('ndb debug on the shipped model', () => {
     expect(out[18]).toMatch(/^(n = 5   \(set by you: what follows is predicted from it\)|\*\*\* (no variable 'n' in \w+ at this stop|the run has ended.*))$/);
 
     expect(out[23]).toBe('*** line 3 is a blank line: no stop can happen there');
-    expect(out[24]).toBe(`Num Type         Disp Enb   Where\n1   breakpoint   keep yes   at ${EXAMPLE}:8`);
-    expect(out[25]).toBe(`Deleted breakpoint 1 at ${EXAMPLE}:8`);
+    expect(out[24]).toBe(`Num Type         Disp Enb   Where\n1   breakpoint   keep yes   at ${COUNT_PY}:8`);
+    expect(out[25]).toBe(`Deleted breakpoint 1 at ${COUNT_PY}:8`);
     expect(out[26]).toBe('No breakpoints.');
     expect(out[27]).toMatch(/^\*\*\* unknown command "foo"/);
     expect(out[28]).toBe(out[27]);
@@ -211,7 +208,7 @@ describe.skipIf(!HAS_MODEL)('ndb debug on the shipped model', () => {
   });
 
   it('debugs on the int8 model when asked (--precision int8)', () => {
-    const r = ndbDebug([EXAMPLE, '--entry', 'count', '--args', "'rr', 'r'", '--precision', 'int8'], ['s', 'n', 'q']);
+    const r = ndbDebug([COUNT_PY, '--entry', 'count', '--args', "'rr', 'r'", '--precision', 'int8'], ['s', 'n', 'q']);
     expect(r.code).toBe(0);
     expect(expectConsistentStops(chunks(r.stdout).join("\n"))).toBe(3);
   });
@@ -245,7 +242,7 @@ function expectFileStops(output: string): number {
   return stops;
 }
 
-describe.skipIf(!HAS_MODEL)('ndb debug on a long file (the cut)', () => {
+describe.skipIf(!HAS_EMBEDDED_MODEL)('ndb debug on a long file (the cut)', () => {
   it("debugs a function of an 804-line file with the file's line numbers; a breakpoint outside the cut is refused with the reason", () => {
     const r = ndbDebug([LONG, '--entry', 'summarize', '--args', "['Banana', 'kiwi']"], ['w', 'll', 'b 50', `b ${longLine('        total += points')}`, 's', 'n', 'c', 'q']);
     expect(r.stderr).toBe('');
@@ -276,19 +273,19 @@ describe.skipIf(!HAS_MODEL)('ndb debug on a long file (the cut)', () => {
   });
 });
 
-describe.skipIf(!HAS_MODEL)('ndb debug: bad input at launch', () => {
+describe.skipIf(!HAS_EMBEDDED_MODEL)('ndb debug: bad input at launch', () => {
   const syntaxFile = join(dir, 'bad.py');
   writeFileSync(syntaxFile, 'def f(:\n    pass\n');
   it.each([
     ['a syntax error', [syntaxFile, '--entry', 'f', '--args', '1'], /SyntaxError at line 1/],
-    ['an unknown entry', [EXAMPLE, '--entry', 'nope', '--args', '1'], /no function named 'nope'.*is_match, count/],
-    ['arguments that are not literals', [EXAMPLE, '--entry', 'count', '--args', 'open("x")'], /not a Python literal/],
-    ['an entry without arguments', [EXAMPLE, '--entry', 'count'], /needs its arguments: --args .* or --infer-args/],
-    ['both --args and --infer-args', [EXAMPLE, '--entry', 'count', '--args', '1', '--infer-args'], /either --args or --infer-args/],
-    ['a missing model folder', [EXAMPLE, '--entry', 'count', '--args', "'a', 'b'", '--model', join(dir, 'no-model')], /no model folder at/],
+    ['an unknown entry', [COUNT_PY, '--entry', 'nope', '--args', '1'], /no function named 'nope'.*is_match, count/],
+    ['arguments that are not literals', [COUNT_PY, '--entry', 'count', '--args', 'open("x")'], /not a Python literal/],
+    ['an entry without arguments', [COUNT_PY, '--entry', 'count'], /needs its arguments: --args .* or --infer-args/],
+    ['both --args and --infer-args', [COUNT_PY, '--entry', 'count', '--args', '1', '--infer-args'], /either --args or --infer-args/],
+    ['a missing model folder', [COUNT_PY, '--entry', 'count', '--args', "'a', 'b'", '--model', join(dir, 'no-model')], /no model folder at/],
     ['a missing program', [join(dir, 'missing.py')], /cannot read the program/],
-    ['a bad --samples', [EXAMPLE, '--samples', 'many'], /--samples must be a positive integer/],
-    ['an unknown --precision', [EXAMPLE, '--precision', 'fp16'], /unknown precision "fp16": use fp32 or int8/],
+    ['a bad --samples', [COUNT_PY, '--samples', 'many'], /--samples must be a positive integer/],
+    ['an unknown --precision', [COUNT_PY, '--precision', 'fp16'], /unknown precision "fp16": use fp32 or int8/],
   ])('%s: one clear line, exit code 2', (_name, args, pattern) => {
     const r = ndbDebug(args, ['q']);
     expect(r.code).toBe(2);
@@ -316,7 +313,7 @@ async function tracerSession(commands: string[]): Promise<string[]> {
   let text = '';
   output.on('data', (d: Buffer) => (text += d.toString('utf8')));
   const repl = new DebugRepl(new NeuralRuntime(new TracerPredictor()), { input, output });
-  await repl.launch({ program: EXAMPLE, entry: 'count', args: "'berry', 'r'" });
+  await repl.launch({ program: COUNT_PY, entry: 'count', args: "'berry', 'r'" });
   input.end(commands.map((c) => c + '\n').join(''));
   await repl.run();
   if (process.env.NDB_TEST_SHOW) process.stdout.write(text);
@@ -326,11 +323,11 @@ async function tracerSession(commands: string[]): Promise<string[]> {
 describe('ndb debug on the real run (the tracer as predictor)', () => {
   it('prints exactly what pdb would, plus the provenance line', async () => {
     const out = await tracerSession(['b 9', 'c', 'p n', 'p c', 'p n + 10', 'pp s', 'locals', 'w', 'l', 'a', 'c', 'rc', 'p n', 's', 's', 's', 'retval', 'r', 'locals', 'unt', 'c', 'cl', 'c', 'q']);
-    expect(out[1]).toBe(`Breakpoint 1 at ${EXAMPLE}:9`);
-    expect(out[2]).toBe(`> ${EXAMPLE}(9)count()\n-> n += 1\n   s = 'berry', t = 'r', n = 0, c = 'r'   [real run; breakpoint 1]`);
+    expect(out[1]).toBe(`Breakpoint 1 at ${COUNT_PY}:9`);
+    expect(out[2]).toBe(`> ${COUNT_PY}(9)count()\n-> n += 1\n   s = 'berry', t = 'r', n = 0, c = 'r'   [real run; breakpoint 1]`);
     expect(out.slice(3, 7)).toEqual(['0', "'r'", '10', "'berry'"]);
     expect(out[7]).toBe("s = 'berry'   (real run)\nt = 'r'       (real run)\nn = 0         (real run)\nc = 'r'       (real run)");
-    expect(out[8]).toBe(`> ${EXAMPLE}(9)count()\n-> n += 1`);
+    expect(out[8]).toBe(`> ${COUNT_PY}(9)count()\n-> n += 1`);
     expect(out[9]).toBe(
       ['  4  \t', '  5  \tdef count(s, t):', '  6  \t    n = 0', '  7  \t    for c in s:', '  8  \t        if is_match(c, t):', '  9 B->\t            n += 1', ' 10  \t    return n', '[EOF]'].join('\n'),
     );
@@ -338,14 +335,14 @@ describe('ndb debug on the real run (the tracer as predictor)', () => {
     expect(out[11]).toMatch(/^> .*\(9\)count\(\)\n-> n \+= 1\n {3}s = 'berry', t = 'r', n = 1, c = 'r'/); // the second 'r'
     expect(out[12]).toBe(out[2]); // rc: back to the first hit
     expect(out[13]).toBe('0');
-    expect(out[16]).toBe(`--Call--\n> ${EXAMPLE}(1)is_match()\n-> def is_match(c, t):\n   c = 'r', t = 'r'   [real run]`);
+    expect(out[16]).toBe(`--Call--\n> ${COUNT_PY}(1)is_match()\n-> def is_match(c, t):\n   c = 'r', t = 'r'   [real run]`);
     expect(out[17]).toBe('*** Not yet returned!');
     expect(out[18]).toMatch(/^--Return--\n> .*\(2\)is_match\(\)->True\n-> return c == t\n/);
     expect(out[19]).toBe("c = 'r'             (real run)\nt = 'r'             (real run)\n__return__ = True   (real run)");
     expect(out[20]).toMatch(/^> .*\(9\)count\(\)\n-> n \+= 1\n {3}s = 'berry', t = 'r', n = 1, c = 'r'   \[real run\]$/); // unt: out of the call
     // No 'r' after this one: continue runs to the end of the real run.
     expect(out[21]).toBe('The program finished: count returned 2\n   (back or rc to step back into the run, restart to predict it again, q to quit)');
-    expect(out[22]).toBe(`Deleted breakpoint 1 at ${EXAMPLE}:9`);
+    expect(out[22]).toBe(`Deleted breakpoint 1 at ${COUNT_PY}:9`);
     expect(out[23]).toBe('The program finished: count returned 2');
     expect(out[24]).toBe('');
   });

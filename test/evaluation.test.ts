@@ -5,7 +5,7 @@
  * skipped, saying so, without one). Only consistency is checked, never accuracy.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,14 +15,12 @@ import { makeHeldout, readHeldout, realPrograms, renameEntry } from '../evaluati
 import { splitOf } from '../data-pipeline/split.js';
 import { checkRows } from '../evaluation/python-rows.js';
 import { ACTION_KINDS, evaluateStates, type StatesReport } from '../evaluation/states.js';
+import { HAS_MODEL, MODEL_DIR, ROOT, warnWithoutModel } from './fixtures.js';
 
-const ROOT = join(import.meta.dirname, '..');
 const NDB = join(ROOT, 'bin', 'ndb.js');
 const HELDOUT = join(ROOT, 'evaluation', 'heldout.jsonl');
 const HELDOUT_REAL = join(ROOT, 'evaluation', 'heldout-real.jsonl');
-const MODEL_DIR = process.env.NDB_TEST_MODEL ?? join(ROOT, 'models', 'default');
-const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
-if (!HAS_MODEL) console.warn(`ndb eval tests that run the model are skipped: no model folder at ${MODEL_DIR} (set NDB_TEST_MODEL to one written by training/export_onnx.py)`);
+warnWithoutModel('ndb eval tests');
 
 function ndb(...args: string[]) {
   const r = spawnSync(process.execPath, [NDB, ...args], { encoding: 'utf8', timeout: 60_000 });

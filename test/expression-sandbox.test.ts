@@ -9,9 +9,8 @@
  */
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,12 +18,10 @@ import { evaluateExpression, valueRepr } from '../adapter/evaluate.js';
 import { NeuralRuntime } from '../adapter/runtime.js';
 import { DebugRepl } from '../cli/debug-repl.js';
 import { TracerPredictor } from '../model-client/tracer-predictor.js';
+import { COUNT_PY, HAS_EMBEDDED_MODEL, ROOT } from './fixtures.js';
 
-const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const NDB = join(ROOT, 'bin', 'ndb.js');
-const HAS_MODEL = existsSync(join(ROOT, 'models', 'default', 'manifest.json'));
 const BUILT = existsSync(join(ROOT, 'dist', 'adapter', 'session.js'));
-const COUNT = join(ROOT, 'examples', 'count.py');
 const REFUSED = /^not available in a neural session: /;
 
 const dir = mkdtempSync(join(tmpdir(), 'ndb-sandbox-'));
@@ -167,7 +164,7 @@ describe("ndb debug's p and set", () => {
     let text = '';
     output.on('data', (d: Buffer) => (text += d.toString('utf8')));
     const repl = new DebugRepl(new NeuralRuntime(new TracerPredictor()), { input, output });
-    await repl.launch({ program: COUNT, entry: 'count', args: "'berry', 'r'" });
+    await repl.launch({ program: COUNT_PY, entry: 'count', args: "'berry', 'r'" });
     input.end([`p ${ESCAPES[0]}`, `pp ${ESCAPES[2]}`, `set t = ${ESCAPES[0]}`, 'p s[0] + t', 'set t = s[1]', 'p t', 'q'].map((c) => `${c}\n`).join(''));
     await repl.run();
     const out = text.split('(ndb) ').map((c) => c.replace(/\n$/, ''));
@@ -180,7 +177,7 @@ describe("ndb debug's p and set", () => {
   }, 60_000);
 });
 
-describe.skipIf(!HAS_MODEL || !BUILT)('through ndb dap and a real DAP client', () => {
+describe.skipIf(!HAS_EMBEDDED_MODEL || !BUILT)('through ndb dap and a real DAP client', () => {
   it('refuses the escapes in evaluate (hover, watch, repl), setVariable and ndb/predictInputs, and answers ordinary hovers', async () => {
     const wrapper = join(dir, 'ndb-dap.mjs');
     writeFileSync(wrapper, `process.argv.splice(2, 0, 'dap');\nawait import(${JSON.stringify(NDB)});\n`);

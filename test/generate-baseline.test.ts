@@ -7,7 +7,7 @@
  * for token what PyTorch wrote in the folder's parity.json; and a predicted step must come
  * back whole, with its stats. Without a model folder those tests are skipped, saying so.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GeneratePredictor, parseGenerated } from '../bench/generate-predictor.js';
@@ -15,12 +15,10 @@ import { balancedOrder } from '../bench/stats.js';
 import { serializeExit, serializeFrame } from '../grammar/serialize.js';
 import type { State } from '../grammar/state.js';
 import { TOKENS } from '../grammar/tokens.js';
+import { COUNT_SOURCE, HAS_MODEL, MODEL_DIR, warnWithoutModel } from './fixtures.js';
 
-const MODEL_DIR = process.env.NDB_TEST_MODEL ?? 'models/default';
-const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
-if (!HAS_MODEL) console.warn(`generate-baseline tests that run the model are skipped: no model folder at ${MODEL_DIR}`);
+warnWithoutModel('generate-baseline tests');
 
-const COUNT = ['def is_match(c, t):', '    return c == t', '', '', 'def count(s, t):', '    n = 0', '    for c in s:', '        if is_match(c, t):', '            n += 1', '    return n', ''].join('\n');
 
 describe('balancedOrder', () => {
   it('over four rounds puts each config first once and right after each other config once', () => {
@@ -81,7 +79,7 @@ describe.skipIf(!HAS_MODEL)('GeneratePredictor on the model', () => {
   });
 
   it('starts from the arguments and predicts a step from the whole prompt, with its stats', async () => {
-    const first = await predictor.start(COUNT, { entry: 'count', args: "'berry', 'r'" });
+    const first = await predictor.start(COUNT_SOURCE, { entry: 'count', args: "'berry', 'r'" });
     expect(first).toMatchObject({ kind: 'state', origin: 'input', state: { event: 'call', line: 5, locals: { s: "'berry'", t: "'r'" } } });
     if (first.kind !== 'state') return;
     const step = await predictor.predict([{ state: first.state }], { kind: 'step_over' });

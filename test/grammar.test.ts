@@ -16,7 +16,7 @@ import {
   MAX_REPR_CHARS,
 } from '../grammar/index.js';
 import { escapePayload, unescapePayload } from '../grammar/escape.js';
-import { Rng } from '../data-pipeline/rng.js';
+import { Rng } from '../util/rng.js';
 
 /** Awkward text: quotes, backslashes, newlines, unicode, token look-alikes. */
 const NASTY = [

@@ -8,16 +8,14 @@
  * the slide. Structural: prompt tokens run and window slides are counted, nothing is timed.
  * Real parts: the shipped model, the runtime, the Python helpers.
  */
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { NeuralRuntime } from '../adapter/runtime.js';
 import type { PredictionStats } from '../model-client/predictor.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { slideStarts } from '../model-client/prompt.js';
+import { HAS_MODEL, MODEL_DIR } from './fixtures.js';
 
-const MODEL_DIR = process.env.NDB_TEST_MODEL ?? 'models/default';
-const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
 /** The bench's longer file (330 tokens of context): its history outgrows the context after about 20 presses. */
 const LAUNCH = { program: resolve('examples/orders.py'), entry: 'summarise', args: "['apple: 3', 'Fig:10', 'plum', 'pear:2']", prefetch: false };
 const PRESSES = 44;

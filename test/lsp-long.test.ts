@@ -14,8 +14,8 @@ import { createMessageConnection, type MessageConnection, StreamMessageReader, S
 import type { Hover, InlayHint, MarkupContent, PublishDiagnosticsParams } from 'vscode-languageserver';
 import type { PredictionStatusParams } from '../extension/language-server/protocol.js';
 import { cutProgram } from '../model-client/cut.js';
+import { HAS_EMBEDDED_MODEL } from './fixtures.js';
 
-const HAS_MODEL = existsSync(join('models', 'default', 'manifest.json'));
 const BUILT = existsSync('dist/cli/lsp.js') && existsSync('dist/extension/language-server/prediction-worker.js');
 const LONG = 240_000;
 
@@ -88,7 +88,7 @@ afterAll(async () => {
   client.rpc.dispose();
 }, LONG);
 
-describe.skipIf(!HAS_MODEL || !BUILT)('ndb lsp on a 1,200-line file', () => {
+describe.skipIf(!HAS_EMBEDDED_MODEL || !BUILT)('ndb lsp on a 1,200-line file', () => {
   it('predicts each example call with its own cut; the one too large is skipped with the sizes', () => {
     expect(LINES.length).toBeGreaterThan(1200);
     const final = (call: string) => client.statuses.filter((s) => s.uri === URI && s.call === call && ['done', 'skipped', 'failed'].includes(s.status)).at(-1);

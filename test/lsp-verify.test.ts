@@ -16,9 +16,8 @@ import type { InlayHint, MarkupContent } from 'vscode-languageserver';
 import { findExampleCalls } from '../extension/language-server/example-calls.js';
 import type { PredictionStatusParams } from '../extension/language-server/protocol.js';
 import type { FunctionInfo } from '../model-client/program-info.js';
+import { HAS_EMBEDDED_MODEL } from './fixtures.js';
 
-const MODEL_DIR = process.env.NDB_TEST_MODEL ?? 'models/default';
-const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
 const BUILT = existsSync('dist/cli/lsp.js') && existsSync('dist/extension/language-server/prediction-worker.js');
 const LONG = 240_000;
 
@@ -89,7 +88,7 @@ class Client {
   }
 }
 
-describe.skipIf(!HAS_MODEL || !BUILT)('ndb lsp: predicted verdicts of asserts and doctests', () => {
+describe.skipIf(!HAS_EMBEDDED_MODEL || !BUILT)('ndb lsp: predicted verdicts of asserts and doctests', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ndb-lsp-verify-'));
   const leak = join(dir, 'LEAKED');
   const uri = pathToFileURL(join(dir, 'adder.py')).href;

@@ -22,9 +22,8 @@ import type { PredictedRun, PredictedStep } from '../extension/language-server/p
 import type { PredictionStatusParams } from '../extension/language-server/protocol.js';
 import type { State } from '../grammar/state.js';
 import type { FunctionInfo } from '../model-client/program-info.js';
+import { HAS_EMBEDDED_MODEL } from './fixtures.js';
 
-const MODEL_DIR = process.env.NDB_TEST_MODEL ?? 'models/default';
-const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
 const BUILT = existsSync('dist/cli/lsp.js') && existsSync('dist/extension/language-server/prediction-worker.js');
 // A busy two-core machine: model load, Python helpers and ~100 ms per predicted step.
 const LONG = 180_000;
@@ -256,7 +255,7 @@ const LONG_LOOP = (tag: string) =>
 
 const lineNumbers = (markdown: string) => [...markdown.matchAll(/line (\d+)/g)].map((m) => Number(m[1]));
 
-describe.skipIf(!HAS_MODEL || !BUILT)('ndb lsp --stdio on the shipped model', () => {
+describe.skipIf(!HAS_EMBEDDED_MODEL || !BUILT)('ndb lsp --stdio on the shipped model', () => {
   let client: Client;
   let countDiagnostics: PublishDiagnosticsParams;
 

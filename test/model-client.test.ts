@@ -7,13 +7,12 @@
  * made up here for the manifest checks, a one-node ONNX graph for the CUDA fallback, the
  * real tracer for the entry state and the ground-truth predictor.
  */
-import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Rng } from '../data-pipeline/rng.js';
+import { Rng } from '../util/rng.js';
 import { sampleTrajectory } from '../data-pipeline/trajectories.js';
 import { parseFrame } from '../grammar/parse.js';
 import { serializeTrajectory } from '../grammar/serialize.js';
@@ -32,12 +31,10 @@ import { TokenTable } from '../model-client/token-table.js';
 import { OffTraceError, TracerPredictor } from '../model-client/tracer-predictor.js';
 import { StateTree } from '../state-tree/tree.js';
 import { sourceLines, traceSource } from '../tracer/run-tracer.js';
+import { COUNT_SOURCE, HAS_MODEL, MODEL_DIR, warnWithoutModel } from './fixtures.js';
 
-const MODEL_DIR = process.env.NDB_TEST_MODEL ?? 'models/default';
-const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
-if (!HAS_MODEL) console.warn(`model-client tests that run the model are skipped: no model folder at ${MODEL_DIR} (set NDB_TEST_MODEL to one written by training/export_onnx.py)`);
+warnWithoutModel('model-client tests');
 
-const COUNT = ['def is_match(c, t):', '    return c == t', '', '', 'def count(s, t):', '    n = 0', '    for c in s:', '        if is_match(c, t):', '            n += 1', '    return n', ''].join('\n');
 
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 
@@ -135,7 +132,7 @@ describe('entry state (no model)', () => {
   it('is the real run\'s first state, from the arguments alone', async () => {
     const program = ['class A:', '    def m(self, x, *rest, k=(1, 2), **kw):', '        return x', 'def f(a, b=[1], *, c):', '    return a', ''].join('\n');
     const cases = [
-      { entry: 'count', args: "'berry', 'r'", program: COUNT },
+      { entry: 'count', args: "'berry', 'r'", program: COUNT_SOURCE },
       { entry: 'A.m', args: "1, 'x', 3, 4, z={2, 1}", program },
       { entry: 'f', args: "'é', c=None", program },
       { entry: 'f', args: 'c=[0]', program }, // a missing argument: the call fails
@@ -173,7 +170,7 @@ describe('entry state (no model)', () => {
 describe('tracer predictor (ground truth)', () => {
   it('replays the history on the real run, in both directions, and refuses a history that left it', async () => {
     const p = new TracerPredictor();
-    const first = await p.start(COUNT, { entry: 'count', args: "'ab', 'b'" });
+    const first = await p.start(COUNT_SOURCE, { entry: 'count', args: "'ab', 'b'" });
     if (first.kind !== 'state') throw new Error('no first state');
     const history: HistoryEntry[] = [{ state: first.state }];
     const step = async (action: Action) => {
@@ -220,7 +217,7 @@ describe.runIf(HAS_MODEL)('with the model', () => {
 
   /** Token ids of a real trajectory of count, as long as the context allows. */
   async function trajectoryIds(): Promise<number[]> {
-    const tree = new StateTree(await traceSource(COUNT, { entry: 'count', args: "'berry', 'r'" }));
+    const tree = new StateTree(await traceSource(COUNT_SOURCE, { entry: 'count', args: "'berry', 'r'" }));
     const t = truncateTrajectory(sampleTrajectory(tree, 'forward', new Rng(5), { maxSteps: 30 }));
     return predictor.tokenizer.encode(serializeTrajectory(t)).slice(0, Math.min(200, session.maxPositions));
   }
@@ -291,7 +288,7 @@ describe.runIf(HAS_MODEL)('with the model', () => {
   });
 
   it('keeps a greedy frame in the cache: the next step runs fewer tokens than its history grew by', async () => {
-    const first = await predictor.start(COUNT, { entry: 'count', args: "'rr', 'r'" });
+    const first = await predictor.start(COUNT_SOURCE, { entry: 'count', args: "'rr', 'r'" });
     expect(first.kind).toBe('state');
     if (first.kind !== 'state') return;
     const over = { kind: 'step_over' } as const;
@@ -305,7 +302,7 @@ describe.runIf(HAS_MODEL)('with the model', () => {
   });
 
   it("catches up on the last frame's unrun tokens: the next step runs only its action, and predicts the same", async () => {
-    const first = await predictor.start(COUNT, { entry: 'count', args: "'rr', 'r'" });
+    const first = await predictor.start(COUNT_SOURCE, { entry: 'count', args: "'rr', 'r'" });
     if (first.kind !== 'state') throw new Error('no first state');
     const over = { kind: 'step_over' } as const;
     const a = await predictor.predict([{ state: first.state }], over);
@@ -324,7 +321,7 @@ describe.runIf(HAS_MODEL)('with the model', () => {
 
   it('writes frames that always parse (10 prompts from real runs)', async () => {
     const programs = [
-      { program: COUNT, entry: 'count', args: "'berry', 'r'" },
+      { program: COUNT_SOURCE, entry: 'count', args: "'berry', 'r'" },
       { program: 'def f(xs):\n    out = []\n    for x in xs:\n        out.append(x * 2)\n    return out\n', entry: 'f', args: '[1, 2, 3]' },
     ];
     const rng = new Rng(11);
@@ -372,8 +369,8 @@ describe.runIf(HAS_MODEL)('with the model', () => {
   });
 
   it('step_return and inv_step_call: the frame the action fixes is kept, the model writes the rest', async () => {
-    await predictor.start(COUNT, null);
-    const tree = new StateTree(await traceSource(COUNT, { entry: 'count', args: "'berry', 'r'" }));
+    await predictor.start(COUNT_SOURCE, null);
+    const tree = new StateTree(await traceSource(COUNT_SOURCE, { entry: 'count', args: "'berry', 'r'" }));
     const inside = tree.states.find((s) => s.event === 'line' && s.stack.length === 1)!;
     const out = await predictor.predict([{ state: inside }], { kind: 'step_return' });
     if (out.kind === 'state') expect(out.state).toMatchObject({ event: 'return', stack: [{ function: 'count' }] });
@@ -386,8 +383,8 @@ describe.runIf(HAS_MODEL)('with the model', () => {
   });
 
   it('samples reproducibly from a seed', async () => {
-    await predictor.start(COUNT, { entry: 'count', args: "'berry', 'r'" });
-    const tree = new StateTree(await traceSource(COUNT, { entry: 'count', args: "'berry', 'r'" }));
+    await predictor.start(COUNT_SOURCE, { entry: 'count', args: "'berry', 'r'" });
+    const tree = new StateTree(await traceSource(COUNT_SOURCE, { entry: 'count', args: "'berry', 'r'" }));
     const history = tree.states.slice(0, 3).map((state) => ({ state, action: { kind: 'step_over' } as const }));
     // The same frames and vote (probabilities may differ in the last digits: the second run reuses the cached prompt).
     const run = () =>
@@ -399,11 +396,11 @@ describe.runIf(HAS_MODEL)('with the model', () => {
   });
 
   it('decodes n greedy samples in one batch exactly as one at a time', async () => {
-    await predictor.start(COUNT, { entry: 'count', args: "'berry', 'r'" });
-    const tree = new StateTree(await traceSource(COUNT, { entry: 'count', args: "'berry', 'r'" }));
+    await predictor.start(COUNT_SOURCE, { entry: 'count', args: "'berry', 'r'" });
+    const tree = new StateTree(await traceSource(COUNT_SOURCE, { entry: 'count', args: "'berry', 'r'" }));
     const history = tree.states.slice(0, 4).map((state) => ({ state, action: { kind: 'step_into' } as const }));
-    const lines = sourceLines(COUNT);
-    const ids = predictor.tokenizer.encode(serializeTrajectory(truncateTrajectory({ direction: 'forward', program: COUNT, steps: history, exit: null })));
+    const lines = sourceLines(COUNT_SOURCE);
+    const ids = predictor.tokenizer.encode(serializeTrajectory(truncateTrajectory({ direction: 'forward', program: COUNT_SOURCE, steps: history, exit: null })));
     const ctx = { session, tokenizer: predictor.tokenizer, table: await TokenTable.load(MODEL_DIR, predictor.tokenizer) };
     const prompt = await new PrefixCache(session).prompt(ids);
     const rules = { action: { kind: 'step_into' } as const, lines, names: FrameNames.ofProgram(lines) };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Rng } from '../data-pipeline/rng.js';
+import { Rng } from '../util/rng.js';
 
 describe('Rng', () => {
   it('is reproducible from its seed', () => {

@@ -5,10 +5,9 @@
  *
  * The model tests use models/default (or $NDB_TEST_MODEL) and are skipped without it.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Rng } from '../data-pipeline/rng.js';
+import { Rng } from '../util/rng.js';
 import { sampleTrajectory } from '../data-pipeline/trajectories.js';
 import { serializeTrajectory } from '../grammar/serialize.js';
 import type { State } from '../grammar/state.js';
@@ -24,9 +23,8 @@ import { PrefixCache } from '../model-client/prefix-cache.js';
 import { TokenTable } from '../model-client/token-table.js';
 import { StateTree } from '../state-tree/tree.js';
 import { sourceLines, traceSource } from '../tracer/run-tracer.js';
+import { HAS_MODEL, MODEL_DIR } from './fixtures.js';
 
-const MODEL_DIR = process.env.NDB_TEST_MODEL ?? 'models/default';
-const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
 
 describe('lookupDraft', () => {
   it('proposes what followed the latest earlier occurrence of the longest suffix', () => {

@@ -17,11 +17,12 @@ import { serializeTrajectory } from '../grammar/serialize.js';
 import type { Trajectory } from '../grammar/state.js';
 import { TOKEN_PATTERN } from '../grammar/tokens.js';
 import { buildDataset } from '../data-pipeline/build.js';
-import { Rng } from '../data-pipeline/rng.js';
-import { BOS_TOKEN, EOS_TOKEN, PAD_TOKEN, SPECIAL_TOKENS, type TraceTokenizer } from '../data-pipeline/tokenizer.js';
+import { Rng } from '../util/rng.js';
+import { BOS_TOKEN, EOS_TOKEN, PAD_TOKEN, SPECIAL_TOKENS, type TraceTokenizer } from '../tokenizer/trace-tokenizer.js';
 import { loadModelFolder, loadTokenizer } from '../model-client/model-folder.js';
 import { StateTree } from '../state-tree/tree.js';
 import { traceFile, traceSource, type TraceRequest } from '../tracer/run-tracer.js';
+import { TOKENIZER_EDGE_CASES } from './fixtures.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const MODELS = join(ROOT, 'models');
@@ -41,29 +42,8 @@ const AWKWARD_PROGRAM = [
   '',
 ].join('\n');
 
-const EDGE_CASES = [
-  ' ',
-  'x',
-  '\n\n\r\n\r\t x\t\t',
-  '  \t\v\f\r  \u000b',
-  'café… 日本語 😀 𝔘 \u00a0\u2028\u0085\u001f zero\u200bwidth',
-  '\ufeffa byte order mark first',
-  'é',
-  '<|frame_sep|><|frame_sep|>x<|unknown|><|pad|>',
-  '<|<|frame_sep|>|> <\\|escaped|> <\\\\|twice|> <| |> <|FRAME_SEP|> < |frame_sep|>',
-  '<\\|frame_sep|>',
-  'a1234567890b __init__ x_1 1_000 0x1F 3.14e-10 -7 ١٢٣ ²½ Ⅻ',
-  '        return fib(n - 1) + fib(n - 2)   \n    \n',
-  '\t\tif x:\n\t\t\treturn 1\n',
-  '{"..": "..", "xs": "[1, 2, 3]", "s": "\'a\\\\nb\'"}',
-  'z'.repeat(3000),
-  ' '.repeat(41),
-  ' '.repeat(41) + 'x',
-  ' \t'.repeat(20) + '\n',
-  ' , . ? ! n\'t \'s \'m \'ve \'re', // what clean_up_tokenization_spaces would rewrite
-  '\u0000\u0001\u007f\u0080\u00ff',
-  'lone \ud800 surrogate \udfff',
-];
+/** The shared edge cases, and one that does not round-trip (a lone surrogate is not UTF-8): both decode it to U+FFFD alike. */
+const EDGE_CASES = [...TOKENIZER_EDGE_CASES, 'lone \ud800 surrogate \udfff'];
 
 /** The pieces random strings are made of. */
 const ALPHABET = [

@@ -1,5 +1,5 @@
 /**
- * The tokenizer (data-pipeline/tokenizer.ts), its Python twin (training/bpe.py) and the token
+ * The tokenizer (tokenizer/trace-tokenizer.ts, trained by data-pipeline/train-tokenizer.ts), its Python twin (training/bpe.py) and the token
  * files (data-pipeline/tokenize.ts), on a small dataset traced here from real Python.
  */
 import { spawnSync } from 'node:child_process';
@@ -13,32 +13,15 @@ import { serializeTrajectory } from '../grammar/serialize.js';
 import { ALL_TOKENS, TOKEN_PATTERN, TOKENS } from '../grammar/tokens.js';
 import { buildDataset } from '../data-pipeline/build.js';
 import { tokenizeDataset, type TokenizeSummary } from '../data-pipeline/tokenize.js';
-import { PAD_TOKEN, SPECIAL_TOKENS, TraceTokenizer, trainTokenizer } from '../data-pipeline/tokenizer.js';
+import { PAD_TOKEN, SPECIAL_TOKENS, TraceTokenizer } from '../tokenizer/trace-tokenizer.js';
+import { trainTokenizer } from '../data-pipeline/train-tokenizer.js';
+import { TOKENIZER_EDGE_CASES } from './fixtures.js';
 
 const PYTHON = '/usr/bin/python3';
 const BPE_PY = join(import.meta.dirname, '..', 'training', 'bpe.py');
 const VOCAB = 600;
 const CONTEXT = 384;
 
-const NASTY = [
-  '',
-  ' ',
-  'x',
-  '\n\n\r\n\r\t x\t\t',
-  '  \t\v\f\r  \u000b',
-  'café… 日本語 😀 𝔘 \u00a0\u2028\u0085\u001f zero\u200bwidth',
-  '\ufeffa byte order mark first',
-  'é',
-  '<|frame_sep|><|frame_sep|>x<|unknown|><|pad|>',
-  '<|<|frame_sep|>|> <\\|escaped|> <| |>',
-  'a1234567890b __init__ x_1 1_000 0x1F 3.14e-10',
-  '        return fib(n - 1) + fib(n - 2)   \n    \n',
-  '{"..": "..", "xs": "[1, 2, 3]", "s": "\'a\\\\nb\'"}',
-  'z'.repeat(3000),
-  ' '.repeat(41),
-  '١٢٣ ²½ Ⅻ',
-  '\u0000\u0001\u007f\u0080\u00ff',
-];
 
 let dir: string;
 let texts: string[];
@@ -87,12 +70,12 @@ describe('tokenizer', () => {
   });
 
   it('round-trips any text', () => {
-    for (const text of [...NASTY, ...texts]) expect(tok.decode(tok.encode(text))).toBe(text);
+    for (const text of [...TOKENIZER_EDGE_CASES, ...texts]) expect(tok.decode(tok.encode(text))).toBe(text);
   });
 
   it('encodes like the Rust tokenizer', async () => {
     const rust = Tokenizer.fromFile(join(dir, 'tok', 'tokenizer.json'));
-    for (const text of [...NASTY, ...texts.slice(0, 50)]) {
+    for (const text of [...TOKENIZER_EDGE_CASES, ...texts.slice(0, 50)]) {
       const ids = (await rust.encode(text)).getIds();
       expect(tok.encode(text)).toEqual(ids);
       expect(await rust.decode(ids, false)).toBe(text);
@@ -102,7 +85,7 @@ describe('tokenizer', () => {
   it('encodes like training/bpe.py', () => {
     // One Python run: the texts joined are encoded as one. Special tokens split the text first,
     // so each trajectory (starting with <|begin_of_text|>) tokenizes exactly as it does alone.
-    const joined = [...texts.slice(0, 50), ...NASTY.map((t) => TOKENS.frameSep + t)].join('');
+    const joined = [...texts.slice(0, 50), ...TOKENIZER_EDGE_CASES.map((t) => TOKENS.frameSep + t)].join('');
     const py = spawnSync(PYTHON, [BPE_PY, join(dir, 'tok'), '--encode'], { input: joined, encoding: 'utf8', maxBuffer: 1 << 28 });
     expect(py.stderr).toBe('');
     expect(JSON.parse(py.stdout)).toEqual(tok.encode(joined));

@@ -10,15 +10,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sandboxNamespaces, sandboxProtections, TraceFailure, traceSource } from '../tracer/run-tracer.js';
+import { HAS_EMBEDDED_MODEL, ROOT } from './fixtures.js';
 
-const ROOT = resolve(import.meta.dirname, '..');
 const NDB = join(ROOT, 'bin', 'ndb.js');
-const HAS_MODEL = existsSync(join(ROOT, 'models', 'default', 'manifest.json'));
 const dir = mkdtempSync(join(tmpdir(), 'ndb-verify-sandbox-'));
 const OUTSIDE = join(dir, 'outside.txt');
 
@@ -187,7 +186,7 @@ describe('the verify sandbox (real Python)', () => {
   });
 });
 
-describe.skipIf(!HAS_MODEL)('verify says that it runs the program', () => {
+describe.skipIf(!HAS_EMBEDDED_MODEL)('verify says that it runs the program', () => {
   const hostile = join(dir, 'hostile.py');
   writeFileSync(hostile, ['def f(n):', "    open('written_by_verify.txt', 'w').write(str(n))", '    return n + 1', ''].join('\n'));
 

@@ -7,7 +7,7 @@
  * that the model is right.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,13 +16,10 @@ import { readHeldout } from '../evaluation/heldout.js';
 import { compareValues, exceptionName, rankCandidates, readCases, type VerifyReport } from '../evaluation/verify.js';
 import { type VerifyJson, verifyItems, verifySummary } from '../extension/src/verify-items.js';
 import { formatVerifyEval, mutantsOf, pickMutants, problemsOf, realVerdicts, type VerifyEvalReport } from '../evaluation/verify-eval.js';
+import { HAS_EMBEDDED_MODEL, ROOT } from './fixtures.js';
 
-const ROOT = join(import.meta.dirname, '..');
 const NDB = join(ROOT, 'bin', 'ndb.js');
 const HELDOUT_REAL = join(ROOT, 'evaluation', 'heldout-real.jsonl');
-const MODEL_DIR = process.env.NDB_TEST_MODEL ?? join(ROOT, 'models', 'default');
-const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
-if (!HAS_MODEL) console.warn(`ndb verify tests that run the model are skipped: no model folder at ${MODEL_DIR}`);
 
 function ndb(cwd: string, ...args: string[]) {
   const r = spawnSync(process.execPath, [NDB, ...args], { encoding: 'utf8', timeout: 300_000, cwd });
@@ -196,7 +193,7 @@ describe('the mutator and real verdicts (the evaluation only)', () => {
   });
 });
 
-describe.skipIf(!HAS_MODEL)('ndb verify on the shipped model', () => {
+describe.skipIf(!HAS_EMBEDDED_MODEL)('ndb verify on the shipped model', () => {
   it('prints every case with its verdict, ends with `predicted: P of N pass`, and runs nothing', () => {
     const dir = workdir();
     const r = ndb(dir, 'verify', 'solution.py', '--tests', 'tests.py');

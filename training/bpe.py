@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Stdlib-only loader for ndb's tokenizer.json (see data-pipeline/tokenizer.ts).
+"""Stdlib-only loader for ndb's tokenizer.json (see tokenizer/trace-tokenizer.ts).
 
 Encodes and decodes exactly like the Rust `tokenizers` library does for this configuration
 (Debian's Python has no `tokenizers` package):

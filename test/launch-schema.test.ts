@@ -1,0 +1,26 @@
+/**
+ * The VS Code extension's launch schema (extension/package.json, what the editor offers and
+ * checks in launch.json) lists exactly the attributes the DAP session accepts (adapter/session.ts's
+ * zod schema), but for `ndbEvents`, which the extension sets itself.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LaunchArgsSchema } from '../adapter/session.js';
+import { ROOT } from './fixtures.js';
+
+/** Set by the extension for every session (configuration.ts), never written by a user. */
+const SET_BY_THE_EXTENSION = ['ndbEvents'];
+
+describe('the launch configuration', () => {
+  it("extension/package.json's launch schema and the session's zod schema list the same attributes", () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'extension', 'package.json'), 'utf8'));
+    const launch = manifest.contributes.debuggers[0].configurationAttributes.launch;
+    const inManifest = Object.keys(launch.properties).sort();
+    const inSession = Object.keys(LaunchArgsSchema.shape)
+      .filter((k) => !SET_BY_THE_EXTENSION.includes(k))
+      .sort();
+    expect(inManifest).toEqual(inSession);
+    expect(launch.required).toEqual(['program']);
+  });
+});
