@@ -39,9 +39,14 @@ const BARE_NAMES: ReadonlySet<string> = new Set(['None', 'True', 'False', 'Ellip
 /** Floats and complex parts written as names. */
 const BARE_NUMBERS: ReadonlySet<string> = new Set(['inf', 'nan', 'infj', 'nanj']);
 
-const NAME_START = /^[\p{L}\p{Nl}_]$/u;
-const NAME_CHAR = /^[\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]$/u;
-const DIGIT = /^[0-9]$/;
+const NAME_START_RE = /^[\p{L}\p{Nl}_]$/u;
+const NAME_CHAR_RE = /^[\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]$/u;
+// ASCII first: these run on every character of every prefix.
+const isAsciiLetter = (ch: string) => (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch === '_';
+const isDigit = (ch: string) => ch >= '0' && ch <= '9' && ch.length === 1;
+const NAME_START = { test: (ch: string) => isAsciiLetter(ch) || (ch > '\x7f' && NAME_START_RE.test(ch)) };
+const NAME_CHAR = { test: (ch: string) => isAsciiLetter(ch) || isDigit(ch) || (ch > '\x7f' && NAME_CHAR_RE.test(ch)) };
+const DIGIT = { test: isDigit };
 const CLOSERS: Readonly<Record<string, string>> = { '(': ')', '[': ']', '{': '}', '<': '>' };
 
 /** The text ran out where more must come: a prefix so far. */
@@ -290,9 +295,27 @@ class ReprReader {
   }
 }
 
+/**
+ * Verdicts already read: decoding asks for every prefix of a repr, one character longer each
+ * time, and the same reprs come back in state after state. Bounded: cleared when full.
+ */
+const VERDICTS = new Map<string, ReprVerdict>();
+const MAX_VERDICTS = 200_000;
+
 /** Reads a repr's text: a whole repr, a prefix of one, or neither (truncation aside). */
 export function parseRepr(text: string): ReprVerdict {
-  return new ReprReader(Array.from(text)).read();
+  let verdict = VERDICTS.get(text);
+  if (verdict === undefined) {
+    verdict = new ReprReader(Array.from(text)).read();
+    if (VERDICTS.size >= MAX_VERDICTS) VERDICTS.clear();
+    VERDICTS.set(text, verdict);
+  }
+  return verdict;
+}
+
+/** The length in code points, counted only where it can reach the cap (UTF-16 units bound it from above). */
+function atCap(s: string): boolean {
+  return s.length >= MAX_REPR_CHARS && Array.from(s).length >= MAX_REPR_CHARS;
 }
 
 /**
@@ -300,15 +323,13 @@ export function parseRepr(text: string): ReprVerdict {
  * prefix there is a dead end (one short of the cap, the truncation mark can always finish it).
  */
 function reprPrefix(s: string): boolean {
-  const chars = Array.from(s);
-  if (chars.length >= MAX_REPR_CHARS) return reprComplete(s);
+  if (atCap(s)) return reprComplete(s);
   return parseRepr(s) !== 'bad';
 }
 
 /** A whole repr, or one cut by the truncation rule (MAX_REPR_CHARS characters, the last `…`). */
 function reprComplete(s: string): boolean {
-  const chars = Array.from(s);
-  if (chars.length === MAX_REPR_CHARS && chars[chars.length - 1] === TRUNCATED && parseRepr(chars.slice(0, -1).join('')) !== 'bad') return true;
+  if (s.endsWith(TRUNCATED) && atCap(s) && Array.from(s).length === MAX_REPR_CHARS && parseRepr(s.slice(0, -TRUNCATED.length)) !== 'bad') return true;
   return parseRepr(s) === 'complete';
 }
 
