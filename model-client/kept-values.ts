@@ -5,7 +5,8 @@
  * walrus, import) is bound to the same object, so its repr:
  *
  * - is the same text when the object is immutable (a number, str, bytes, None, a bool): the
- *   same object prints the same, truncation included;
+ *   same object prints the same, truncation included (checked up to which non-ASCII
+ *   characters they are, see shape());
  * - keeps its type's first mark otherwise: `[` a list, `(` a tuple, `{` or `set(` a dict or a
  *   set (a cleared set prints `set()`), `<` a default repr, `Name(` a constructor form
  *   (`deque(`, `Counter(`); mutation changes what follows, not that.
@@ -62,15 +63,33 @@ const CONSTRUCTOR = /^[\p{L}_][\p{L}\p{N}_.]*\(/u;
 /** A repr that may replace any other: the tracer's, when a repr raises. */
 const REPR_FAILED = '<repr failed: ';
 
+/**
+ * Text compared with every non-ASCII character as one: the decoder checks a character that
+ * is still being written (part of its UTF-8 bytes) on a sample of what it can become
+ * (frame-constraint.ts), and a sample would miss the one character an exact rule allows.
+ */
+function shape(text: string): string {
+  return text.replace(/[^\x00-\x7f]/gu, '\x80');
+}
+
 function headsRule(heads: readonly string[]): ContentRule {
+  const shapes = heads.map(shape);
   return {
-    prefix: (s) => heads.some((h) => h.startsWith(s) || s.startsWith(h)),
-    complete: (s) => heads.some((h) => s.startsWith(h)),
+    prefix: (s) => {
+      const t = shape(s);
+      return shapes.some((h) => h.startsWith(t) || t.startsWith(h));
+    },
+    complete: (s) => {
+      const t = shape(s);
+      return shapes.some((h) => t.startsWith(h));
+    },
   };
 }
 
-function exactRule(text: string): ContentRule {
-  return { prefix: (s) => text.startsWith(s), complete: (s) => s === text };
+/** The same text (non-ASCII characters aside, see shape()). */
+function sameTextRule(text: string): ContentRule {
+  const want = shape(text);
+  return { prefix: (s) => want.startsWith(shape(s)), complete: (s) => shape(s) === want };
 }
 
 /** What the repr of the object `prevRepr` shows may become (undefined: anything a repr may be). */
@@ -78,7 +97,7 @@ export function keptValueRule(prevRepr: string): ContentRule | undefined {
   const prev = truncateRepr(prevRepr);
   // Only from a repr the rule accepts: otherwise no text would be both.
   if (!reprRule(true).complete(prev) || prev.startsWith(REPR_FAILED)) return undefined;
-  if (IMMUTABLE_START.test(prev) || IMMUTABLE_NAMES.has(prev)) return exactRule(prev);
+  if (IMMUTABLE_START.test(prev) || IMMUTABLE_NAMES.has(prev)) return sameTextRule(prev);
   const first = prev[0]!;
   if (first === '{' || prev.startsWith('set(')) return headsRule(['{', 'set(', REPR_FAILED]);
   if (first === '[' || first === '(' || first === '<') return headsRule([first, REPR_FAILED]);

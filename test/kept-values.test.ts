@@ -111,6 +111,10 @@ describe('a name changes only on a line that binds it', () => {
     const ret = (label: string) => `${L.returnSep}${L.locSep}collect:8${L.srcSep}${p.lines[7]}${L.argSep}"'aa'"${L.localsSep}{"xs": "[1, 2]", "label": ${JSON.stringify(label)}, "out": "[1, 2]", "seen": "{1, 2}", "x": "2", "n": "2"}${L.actionSep}`;
     expect(allowed(p, at7, { kind: 'step_return' }, ret("'a'"))).toBe(true);
     expect(allowed(p, at7, { kind: 'step_return' }, ret("'b'"))).toBe(false);
+    // A non-ASCII character, checked while its UTF-8 bytes arrive (found on a real run of encodings.punycode).
+    const kana = { ...at7, locals: { ...at7.locals, label: "'MajiでKoi'" } };
+    expect(allowed(p, kana, { kind: 'step_return' }, ret("'MajiでKoi'"))).toBe(true);
+    expect(allowed(p, kana, { kind: 'step_return' }, ret("'MajiKoi'"))).toBe(false);
   });
 
   it('is off for cell variables, and where the program can write frames by hand', async () => {
