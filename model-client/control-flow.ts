@@ -8,12 +8,14 @@
  * - **Where an action lands** (landing()): from the state before and the action, which
  *   locations each head (line, call, return, exception) can take, following the state tree's
  *   moves (state-tree/tree.ts) over the bytecode's control-flow graph (next() and prev()),
- *   the functions a line can call (any function of the program: calls hide behind names,
- *   properties and callbacks), and the caller's line after a return. Where the analysis
+ *   the functions a line can call (canCall: a plain function the program only calls by
+ *   name, from a line that loads the name; any other from anywhere, since calls hide behind
+ *   callbacks, properties and methods), and the caller's line after a return. Where the analysis
  *   cannot tell, it leaves the location free under the first rule.
  *
- * And one on values: a return event on a line with no return or yield instruction is an
- * exception leaving the frame, whose value is `None` (returnLines()).
+ * And on values: a return event on a line with no return or yield instruction is an
+ * exception leaving the frame, whose value is `None` (returnsValue()); the names each line
+ * binds, for kept-values.ts.
  *
  * The rules over-approximate: test/control-flow.test.ts checks that every real next state of
  * thousands of traced programs passes.
