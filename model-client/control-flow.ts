@@ -8,12 +8,14 @@
  * - **Where an action lands** (landing()): from the state before and the action, which
  *   locations each head (line, call, return, exception) can take, following the state tree's
  *   moves (state-tree/tree.ts) over the bytecode's control-flow graph (next() and prev()),
- *   the functions a line can call (any function of the program: calls hide behind names,
- *   properties and callbacks), and the caller's line after a return. Where the analysis
+ *   the functions a line can call (canCall: a plain function the program only calls by
+ *   name, from a line that loads the name; any other from anywhere, since calls hide behind
+ *   callbacks, properties and methods), and the caller's line after a return. Where the analysis
  *   cannot tell, it leaves the location free under the first rule.
  *
- * And one on values: a return event on a line with no return or yield instruction is an
- * exception leaving the frame, whose value is `None` (returnLines()).
+ * And on values: a return event on a line with no return or yield instruction is an
+ * exception leaving the frame, whose value is `None` (returnsValue()); the names each line
+ * binds, for kept-values.ts.
  *
  * The rules over-approximate: test/control-flow.test.ts checks that every real next state of
  * thousands of traced programs passes.
@@ -30,9 +32,12 @@ const FrameFlowSchema = z.object({
   returns: z.array(z.number().int()),
   resumes: z.array(z.number().int()),
   starts: z.array(z.number().int()),
+  stores: z.record(z.string(), z.array(z.string())),
+  loads: z.record(z.string(), z.array(z.string())),
+  shared: z.array(z.string()),
 });
 const FlowSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('ok'), frames: z.record(z.string(), FrameFlowSchema) }),
+  z.object({ kind: z.literal('ok'), frames: z.record(z.string(), FrameFlowSchema), unstable: z.array(z.string()), direct_only: z.array(z.string()) }),
   z.object({ kind: z.literal('error'), message: z.string() }),
 ]);
 
@@ -48,7 +53,34 @@ export interface FrameFlow {
   resumes: ReadonlySet<number>;
   /** Lines the first line event after a call or a resumption can report. */
   starts: ReadonlySet<number>;
+  /** Line -> the names its instructions bind or unbind. */
+  stores: ReadonlyMap<number, ReadonlySet<string>>;
+  /** Every name bound or unbound anywhere in the frame's code. */
+  storedAnywhere: ReadonlySet<string>;
+  /** Line -> the names its instructions (and its comprehensions') load. */
+  loads: ReadonlyMap<number, ReadonlySet<string>>;
+  /** Cell and free variables: another frame can rebind them. */
+  shared: ReadonlySet<string>;
 }
+
+/** What the program's text says about its names, beside each frame's code. */
+export interface ProgramNames {
+  /** Names declared global or nonlocal anywhere. */
+  unstable: ReadonlySet<string>;
+  /** Plain functions only ever called by name: called only from a line that loads the name. */
+  directOnly: ReadonlySet<string>;
+  /**
+   * Whether a local's value can change only through its own frame's bytecode: not where the
+   * program writes its own reprs or can reach frames by hand (locals(), exec, f_locals,
+   * __class__ assignment…), see keptNames().
+   */
+  localsByCodeOnly: boolean;
+}
+
+/** Words by which a program can change a local, or what its repr shows, behind its frame's back. */
+const FRAME_WRITERS = ['locals', 'exec', 'eval', '_getframe', 'f_locals', '__class__', 'ctypes', 'settrace', 'gc.'];
+
+const NO_NAMES: ProgramNames = { unstable: new Set(), directOnly: new Set(), localsByCodeOnly: false };
 
 /** The locations a head may take: bare line numbers (same frame) and whole stacks (`f:1 g:5`); undefined: free. */
 export interface HeadLanding {
@@ -73,6 +105,7 @@ export class ControlFlow {
   constructor(
     readonly frames: ReadonlyMap<string, FrameFlow>,
     readonly ownReprs = false,
+    readonly programNames: ProgramNames = NO_NAMES,
   ) {}
 
   /** Compiles (never runs) the program; null when it does not compile. */
@@ -90,9 +123,36 @@ export class ControlFlow {
         next.set(k, new Set(tos));
         for (const to of tos) prev.set(to, (prev.get(to) ?? new Set()).add(k));
       }
-      frames.set(name, { lines: new Set(f.lines), first: new Set(f.first), next, prev, returns: new Set(f.returns), resumes: new Set(f.resumes), starts: new Set(f.starts) });
+      const byLine = (m: Record<string, string[]>) => new Map(Object.entries(m).map(([k, v]) => [Number(k), new Set(v)]));
+      frames.set(name, {
+        lines: new Set(f.lines),
+        first: new Set(f.first),
+        next,
+        prev,
+        returns: new Set(f.returns),
+        resumes: new Set(f.resumes),
+        starts: new Set(f.starts),
+        stores: byLine(f.stores),
+        storedAnywhere: new Set(Object.values(f.stores).flat()),
+        loads: byLine(f.loads),
+        shared: new Set(f.shared),
+      });
     }
-    return new ControlFlow(frames, writesOwnReprs(source));
+    const ownReprs = writesOwnReprs(source);
+    const localsByCodeOnly = !ownReprs && !FRAME_WRITERS.some((w) => source.includes(w));
+    return new ControlFlow(frames, ownReprs, { unstable: new Set(out.unstable), directOnly: new Set(out.direct_only), localsByCodeOnly });
+  }
+
+  /**
+   * Whether a frame of `caller` on `line` can call `callee`: a function the program only calls
+   * by name is called from a line that loads that name; anything else from anywhere.
+   */
+  canCall(caller: string, line: number, callee: string): boolean {
+    if (!this.programNames.directOnly.has(callee)) return true;
+    const f = this.frames.get(caller);
+    if (!f || f.loads.get(line)?.has(callee)) return true;
+    // On its first line a frame may be running code without a line: any of its loads.
+    return f.first.has(line) && [...f.loads.values()].some((names) => names.has(callee));
   }
 
   /** The lines a frame of this name can report (undefined: a name the program does not compile, e.g. a library's). */
@@ -137,11 +197,12 @@ export class ControlFlow {
     const nextOf = (fl: FrameFlow, lines: Iterable<number>) => union(...[...lines].map((k) => fl.next.get(k) ?? EMPTY));
     const prevOf = (fl: FrameFlow, lines: Iterable<number>) => union(...[...lines].map((k) => fl.prev.get(k) ?? EMPTY));
     const stacks = (prefix: readonly Frame[], name: string, lines: Iterable<number>) => new Set([...lines].map((k) => stackText([...prefix, { function: name, line: k }])));
-    /** Any function's frame (a call, or a callee's return), under `prefix`. */
+    /** Any function's frame (a call, or a callee's return) that the innermost frame of `prefix` can call. */
     const anyFrame = (prefix: readonly Frame[], which: (fl: FrameFlow) => Iterable<number>) => {
       const out = new Set<string>();
+      const by = prefix[prefix.length - 1];
       for (const [name, fl] of this.frames) {
-        if (name === '<module>') continue;
+        if (name === '<module>' || (by && !this.canCall(by.function, by.line, name))) continue;
         for (const k of which(fl)) out.add(stackText([...prefix, { function: name, line: k }]));
       }
       return out;

@@ -21,11 +21,25 @@ lambda, comprehension), grouped by co_name (the name the tracer gives its frames
            (an exception leaving the frame).
   resumes  lines a resumed generator's call event reports (its yields, and the line after)
   starts   lines the first line event after a call or resumption can report
+  stores   line -> the names the line's instructions bind or unbind (STORE_*/DELETE_*: an
+           assignment, a `for` or `with` target, augmented assignment, walrus, except-as,
+           import), with the stores of instructions without a line on every line
+  loads    line -> the names the line's instructions load (and the comprehensions' on it)
+  shared   names another frame can rebind: cell and free variables
+
+and, for the whole program:
+
+  unstable       names declared global or nonlocal anywhere
+  direct_only    plain functions the program only ever calls by name (`f(...)`), never uses as
+                 a value, rebinds, decorates, or defines in a class: such a function is called
+                 only from a line that loads its name (empty where the program reaches names
+                 dynamically: globals, getattr, eval, exec, vars, locals, __import__...)
 
 The analysis over-approximates: an edge too many only allows more, never refuses a stop a
 run can make. Prints one JSON object {"kind": "ok", "frames": {NAME: {...}}} or
 {"kind": "error", "message": ...}.
 """
+import ast
 import dis
 import json
 import sys
@@ -34,6 +48,13 @@ import types
 NO_FALLTHROUGH = {'RETURN_VALUE', 'RETURN_CONST', 'RAISE_VARARGS', 'RERAISE', 'JUMP_FORWARD',
                   'JUMP_BACKWARD', 'JUMP_BACKWARD_NO_INTERRUPT', 'JUMP_ABSOLUTE', 'JUMP'}
 RETURNS = {'RETURN_VALUE', 'RETURN_CONST', 'YIELD_VALUE', 'RETURN_GENERATOR'}
+BINDS = {'STORE_FAST', 'STORE_NAME', 'STORE_DEREF', 'STORE_GLOBAL', 'DELETE_FAST', 'DELETE_NAME',
+         'DELETE_DEREF', 'DELETE_GLOBAL'}
+COMPREHENSIONS = {'<listcomp>', '<setcomp>', '<dictcomp>', '<genexpr>'}
+LOADS = {'LOAD_GLOBAL', 'LOAD_NAME', 'LOAD_FAST', 'LOAD_DEREF', 'LOAD_CLOSURE', 'LOAD_CLASSDEREF'}
+# Words by which a program can reach a function without loading its name on the calling line.
+DYNAMIC = ('globals', 'getattr', 'eval', 'exec', 'vars', 'locals', '__import__', '__main__', 'sys.modules',
+           'importlib', '__dict__', '__globals__', 'inspect', '_getframe', 'f_locals')
 
 
 def exception_table(co):
@@ -110,20 +131,87 @@ def analyse(co):
             resumes.add(line[k] or first)
             if k + 1 < len(ins):
                 resumes.add(line[k + 1] or first)
-    return {'lines': lines, 'first': {first}, 'next': nxt, 'returns': returns, 'resumes': resumes, 'starts': starts}
+    stores = by_line(ins, line, BINDS)
+    loads = by_line(ins, line, LOADS)
+    # A comprehension runs in a frame of its own, made on its line: its loads count there too.
+    for k, i in enumerate(ins):
+        if isinstance(i.argval, types.CodeType) and i.argval.co_name in COMPREHENSIONS and line[k] is not None:
+            names = {j.argval for j in dis.get_instructions(i.argval) if j.opname in LOADS and isinstance(j.argval, str)}
+            loads.setdefault(line[k], set()).update(names)
+    shared = set(co.co_cellvars) | set(co.co_freevars)
+    return {'lines': lines, 'first': {first}, 'next': nxt, 'returns': returns, 'resumes': resumes, 'starts': starts,
+            'stores': stores, 'loads': loads, 'shared': shared}
+
+
+def by_line(ins, line, opnames):
+    """line -> the names of `opnames` instructions on it; those without a line count on every line."""
+    out = {}
+    anywhere = set()
+    for k, i in enumerate(ins):
+        if i.opname in opnames and isinstance(i.argval, str):
+            (anywhere if line[k] is None else out.setdefault(line[k], set())).add(i.argval)
+    return {n: out.get(n, set()) | anywhere for n in {n for n in line if n} | set(out)}
 
 
 def merge(a, b):
-    for key in ('lines', 'first', 'returns', 'resumes', 'starts'):
+    for key in ('lines', 'first', 'returns', 'resumes', 'starts', 'shared'):
         a[key] |= b[key]
-    for L, s in b['next'].items():
-        a['next'][L] = a['next'].get(L, set()) | s
+    for key in ('next', 'stores', 'loads'):
+        for L, s in b[key].items():
+            a[key][L] = a[key].get(L, set()) | s
     return a
+
+
+def unstable_names(tree):
+    """Names declared global or nonlocal anywhere: another frame can rebind them."""
+    return {n for node in ast.walk(tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for n in node.names}
+
+
+def direct_only(tree, source):
+    """Plain functions only ever called by name: see the module's docstring."""
+    if any(word in source for word in DYNAMIC):
+        return set()
+    parents = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+    plain, other = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            name = getattr(node, 'name', '<lambda>')
+            generator = any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)) for n in walk_own(node))
+            ok = (isinstance(node, ast.FunctionDef) and not node.decorator_list and not generator
+                  and not isinstance(parents.get(node), ast.ClassDef) and not name.startswith('__'))
+            (plain if ok else other).add(name)
+    candidates = plain - other
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in candidates:
+            parent = parents.get(node)
+            if not (isinstance(node.ctx, ast.Load) and isinstance(parent, ast.Call) and parent.func is node):
+                candidates.discard(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                candidates.discard((alias.asname or alias.name).split('.')[0])
+        elif isinstance(node, (ast.Attribute, ast.keyword, ast.alias)) and getattr(node, 'attr', getattr(node, 'arg', None)) in candidates:
+            # `obj.f` or `f=` elsewhere: another object's attribute of the same name may be this code.
+            candidates.discard(getattr(node, 'attr', getattr(node, 'arg', None)))
+    return candidates
+
+
+def walk_own(fn):
+    """The nodes of a function's own body, not of the functions and classes nested in it."""
+    stack = list(ast.iter_child_nodes(fn))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
 
 
 def control_flow(source):
     try:
         code = compile(source, '<program>', 'exec', dont_inherit=True)
+        tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
         return {'kind': 'error', 'message': f'{type(e).__name__}: {e}'}
     frames = {}
@@ -142,8 +230,11 @@ def control_flow(source):
             'returns': sorted(f['returns']),
             'resumes': sorted(f['resumes']),
             'starts': sorted(f['starts']),
+            'stores': {str(L): sorted(s) for L, s in sorted(f['stores'].items())},
+            'loads': {str(L): sorted(s) for L, s in sorted(f['loads'].items())},
+            'shared': sorted(f['shared']),
         }
-    return {'kind': 'ok', 'frames': out}
+    return {'kind': 'ok', 'frames': out, 'unstable': sorted(unstable_names(tree)), 'direct_only': sorted(direct_only(tree, source))}
 
 
 def main():

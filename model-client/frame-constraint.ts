@@ -29,7 +29,8 @@ import type { Action, Direction, Event, State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, MAX_REPR_CHARS, truncateText, MAX_LOCALS } from '../grammar/truncate.js';
 import { TOKENS } from '../grammar/tokens.js';
 import { type ControlFlow, headImpossible, type Landing } from './control-flow.js';
-import { JsonString, type KnownNames, type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
+import { bothRules, keptNames, keptValueRule } from './kept-values.js';
+import { type ContentRule, JsonString, type KnownNames, type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
 import { type FrameNames, LocSegment } from './loc-constraint.js';
 import { reprRule } from './repr-constraint.js';
 import { type Segment, type TokenSpan, cp } from './segment.js';
@@ -432,7 +433,7 @@ export class FrameConstraint {
       case 'locals': {
         const call = this.head?.kind === 'event' && this.head.event === 'call';
         const names = this.function === undefined ? undefined : rules.localNames?.get(this.function);
-        return new LocalsSegment(this.bare, call ? requiredCallLocals(rules.callLocals?.get(this.line!)) : undefined, names, reprRule(rules.flow !== undefined && !rules.flow.ownReprs));
+        return new LocalsSegment(this.bare, call ? requiredCallLocals(rules.callLocals?.get(this.line!)) : undefined, names, this.localRule());
       }
       case 'value': {
         const fn = this.function;
@@ -443,6 +444,20 @@ export class FrameConstraint {
         return event ? new ValueSegment(new JsonString(reprRule(true), MAX_REPR_CHARS)) : new ValueSegment();
       }
     }
+  }
+
+  /** What each local's repr may be: a value's, and where the step cannot rebind it, what it was (kept-values.ts). */
+  private localRule(): (name: string) => ContentRule {
+    const { flow, action, prev } = this.rules;
+    const repr = reprRule(flow !== undefined && !flow.ownReprs);
+    if (!flow || this.head?.kind !== 'event') return () => repr;
+    const kept = keptNames(flow, action, prev, { event: this.head.event, line: this.line!, bare: this.bare });
+    if (!kept) return () => repr;
+    return (name) => {
+      const before = prev!.locals[name];
+      const keep = before !== undefined && kept(name) ? keptValueRule(before) : undefined;
+      return keep ? bothRules(repr, keep) : repr;
+    };
   }
 
   /**

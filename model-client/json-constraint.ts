@@ -239,8 +239,8 @@ export class LocalsSegment implements Segment {
     private readonly required?: readonly string[],
     /** The names the frame's function can hold; undefined: any identifier (module, class body, lambda…). */
     private readonly names?: KnownNames,
-    /** What a value's repr may be (repr-constraint.ts); undefined: any text. */
-    private readonly valueRule: ContentRule = ANY,
+    /** What each name's repr may be (repr-constraint.ts, kept-values.ts); by default any text. */
+    private readonly valueRule: (name: string) => ContentRule = () => ANY,
   ) {}
 
   /** Whether every required name is written (the object may close only then). */
@@ -316,7 +316,7 @@ export class LocalsSegment implements Segment {
   private valueString(): JsonString {
     if (this.key === DELTA_MARKER) return new JsonString(markerValueRule);
     if (this.key === MORE_LOCALS_KEY) return new JsonString(moreValueRule);
-    return new JsonString(this.valueRule, MAX_REPR_CHARS);
+    return new JsonString(this.valueRule(this.key), MAX_REPR_CHARS);
   }
 
   canEnd(): boolean {

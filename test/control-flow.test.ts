@@ -161,11 +161,25 @@ describe('values are values', () => {
     for (const r of ["'6!", '[1, 2', '(1]', '{1: 2}}', "'a' )"]) expect(allowed(prev, over, withLocal(r)), r).toBe(false);
   });
 
+  it('refuses what no value prints: juxtaposed values, a number with two dots, text after a string, a cut short of the cap', () => {
+    for (const r of ['[1 2]', "{'a' 'b'}", '1.2.3', "'a'b", ',1]', '[1,2]', '{1:2}', 'foo', 'x = 1', '1.', '[1, 2…', "('a' 'b')", 'deque([1] 2)']) {
+      expect(allowed(prev, over, withLocal(r)), r).toBe(false);
+    }
+    // Refused at the character that cannot follow, not at the closing quote.
+    const c = new FrameConstraint({ action: over, lines, names: FrameNames.ofProgram(lines), prevFunction: 'main', flow, prev });
+    expect(feedText(c, `${L.lineSep}${L.locSep}15${L.argSep}{"..": "..", "label": "[1`)).toBe(true);
+    expect(c.clone().pushBytes(new TextEncoder().encode(' 2'))).toBe(false);
+    expect(c.clone().pushBytes(new TextEncoder().encode(', 2'))).toBe(true);
+  });
+
   it("accepts every shape the tracer writes: literals, strings with quotes, default reprs, truncation", () => {
     const reprs = [
       "'6!'", '"it\'s"', "'a\\'b'", '[1, [2, (3,)], {4: {5}}]', "{'a': ('x', b'y')}", 'None', '-1.5e-07', '(1+2j)',
       "defaultdict(<class 'list'>, {'a': [1]})", '<__main__.Box object at 0x…>', '<function main.<locals>.<lambda> at 0x…>',
       "Counter({'a': 2})", 'set()', "deque([1, 2])", "ValueError(\"invalid literal for int() with base 10: 'x'\")",
+      'inf', '-inf', 'nan', '-0.0', '1e+20', '(nan+infj)', '(-0-1j)', '2j', "b'\\x00\\n'", 'True', '(1,)', '()', '[...]', "{'a': {...}}", 'frozenset({1, 2})',
+      "Decimal('1.5')", 'datetime.date(2020, 1, 1)', 'Point(x=1, y=(2, 3))', 're.IGNORECASE', 're.IGNORECASE|re.MULTILINE', 'Ellipsis', 'int | None',
+      'list[int]', 'main.<locals>.P(x=1)', "deque([], maxlen=3)", 'StopIteration()', "<re.Match object; span=(0, 1), match='a'>",
       '[' + '1, '.repeat(32) + '12…', "'" + 'x'.repeat(98) + '…',
     ];
     for (const r of reprs) expect(allowed(prev, over, withLocal(r)), r).toBe(true);

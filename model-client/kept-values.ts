@@ -1,0 +1,111 @@
+/**
+ * A name's value changes only on a line that binds it. Between two states of one frame, a
+ * local that the executed line does not store or delete (control_flow.py reads the stores
+ * from the bytecode: assignments, `for`/`with`/except-as targets, augmented assignment,
+ * walrus, import) is bound to the same object, so its repr:
+ *
+ * - is the same text when the object is immutable (a number, str, bytes, None, a bool): the
+ *   same object prints the same, truncation included (checked up to which non-ASCII
+ *   characters they are, see shape());
+ * - keeps its type's first mark otherwise: `[` a list, `(` a tuple, `{` or `set(` a dict or a
+ *   set (a cleared set prints `set()`), `<` a default repr, `Name(` a constructor form
+ *   (`deque(`, `Counter(`); mutation changes what follows, not that.
+ *
+ * Which steps this covers (keptNames()): a step within one frame (the location written bare:
+ * step_over, step_into and their inverses, the executed line being the earlier state's); and
+ * the jumps that land in the same frame (step_return to its return, inv_step_call to its
+ * call), for names the function never stores at all (a parameter never rebound). Left out:
+ * cell and free variables (an inner function can rebind them), names declared global or
+ * nonlocal anywhere, the module's frame, and programs that can reach a frame by hand or print
+ * their own reprs (ProgramNames.localsByCodeOnly).
+ */
+import type { Action, Event, State } from '../grammar/state.js';
+import { truncateRepr } from '../grammar/truncate.js';
+import type { ControlFlow } from './control-flow.js';
+import type { ContentRule } from './json-constraint.js';
+import { reprRule } from './repr-constraint.js';
+
+/** The state being written, as far as the locals need it. */
+export interface LandingFrame {
+  event: Event;
+  /** The innermost frame's line. */
+  line: number;
+  /** Written as a bare line: the same frame as the state before (grammar/scope.ts). */
+  bare: boolean;
+}
+
+const SAME_FRAME_STEPS: ReadonlySet<Action['kind']> = new Set(['step_over', 'step_into']);
+const SAME_FRAME_INVERSE_STEPS: ReadonlySet<Action['kind']> = new Set(['inv_step_over', 'inv_step_into']);
+/** Events after which the frame goes on running its own line (a return leaves it). */
+const RUNNING: ReadonlySet<Event> = new Set(['line', 'line_call', 'call', 'exception']);
+
+/**
+ * The names bound to the same object in `prev` and in the state being written (null: none
+ * known), with the rule above.
+ */
+export function keptNames(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame): ((name: string) => boolean) | null {
+  if (!action || !prev || !flow.programNames.localsByCodeOnly) return null;
+  const fn = prev.stack[prev.stack.length - 1]!.function;
+  const f = flow.frames.get(fn);
+  if (!f || fn === '<module>') return null;
+  let rebound: ReadonlySet<string> | undefined;
+  if (SAME_FRAME_STEPS.has(action.kind) && landing.bare && RUNNING.has(prev.event) && landing.event !== 'call') rebound = f.stores.get(prev.line);
+  else if (SAME_FRAME_INVERSE_STEPS.has(action.kind) && landing.bare && RUNNING.has(landing.event) && landing.event !== 'call') rebound = f.stores.get(landing.line);
+  else if ((action.kind === 'step_return' && landing.event === 'return' && prev.event !== 'return') || (action.kind === 'inv_step_call' && landing.event === 'call' && prev.event !== 'call')) rebound = f.storedAnywhere;
+  else return null;
+  const { unstable } = flow.programNames;
+  return (name) => !rebound?.has(name) && !f.shared.has(name) && !unstable.has(name);
+}
+
+const IMMUTABLE_NAMES: ReadonlySet<string> = new Set(['None', 'True', 'False', 'inf', 'nan', 'Ellipsis', 'NotImplemented']);
+const IMMUTABLE_START = /^(?:['"0-9-]|b['"])/;
+const CONSTRUCTOR = /^[\p{L}_][\p{L}\p{N}_.]*\(/u;
+/** A repr that may replace any other: the tracer's, when a repr raises. */
+const REPR_FAILED = '<repr failed: ';
+
+/**
+ * Text compared with every non-ASCII character as one: the decoder checks a character that
+ * is still being written (part of its UTF-8 bytes) on a sample of what it can become
+ * (frame-constraint.ts), and a sample would miss the one character an exact rule allows.
+ */
+function shape(text: string): string {
+  return text.replace(/[^\x00-\x7f]/gu, '\x80');
+}
+
+function headsRule(heads: readonly string[]): ContentRule {
+  const shapes = heads.map(shape);
+  return {
+    prefix: (s) => {
+      const t = shape(s);
+      return shapes.some((h) => h.startsWith(t) || t.startsWith(h));
+    },
+    complete: (s) => {
+      const t = shape(s);
+      return shapes.some((h) => t.startsWith(h));
+    },
+  };
+}
+
+/** The same text (non-ASCII characters aside, see shape()). */
+function sameTextRule(text: string): ContentRule {
+  const want = shape(text);
+  return { prefix: (s) => want.startsWith(shape(s)), complete: (s) => shape(s) === want };
+}
+
+/** What the repr of the object `prevRepr` shows may become (undefined: anything a repr may be). */
+export function keptValueRule(prevRepr: string): ContentRule | undefined {
+  const prev = truncateRepr(prevRepr);
+  // Only from a repr the rule accepts: otherwise no text would be both.
+  if (!reprRule(true).complete(prev) || prev.startsWith(REPR_FAILED)) return undefined;
+  if (IMMUTABLE_START.test(prev) || IMMUTABLE_NAMES.has(prev)) return sameTextRule(prev);
+  const first = prev[0]!;
+  if (first === '{' || prev.startsWith('set(')) return headsRule(['{', 'set(', REPR_FAILED]);
+  if (first === '[' || first === '(' || first === '<') return headsRule([first, REPR_FAILED]);
+  const ctor = CONSTRUCTOR.exec(prev);
+  return ctor ? headsRule([ctor[0], REPR_FAILED]) : undefined;
+}
+
+/** Both rules at once. */
+export function bothRules(a: ContentRule, b: ContentRule): ContentRule {
+  return { prefix: (s) => a.prefix(s) && b.prefix(s), complete: (s) => a.complete(s) && b.complete(s) };
+}
