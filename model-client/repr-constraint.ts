@@ -91,6 +91,12 @@ class ReprReader {
     return ch;
   }
 
+  /** The next character (which must come) passes `ok`; nothing is read. */
+  private startsWith(ok: (ch: string) => boolean): void {
+    if (!ok(this.next())) throw BAD;
+    this.i--;
+  }
+
   private expect(text: string): void {
     for (const ch of text) if (this.next() !== ch) throw BAD;
   }
@@ -103,11 +109,16 @@ class ReprReader {
       if ((ch === '+' || ch === '-') && kind === 'number') {
         // A complex number's parts: `1+2j`, `-0-1j`, `inf+nanj`.
         this.i++;
+        // Checked before the operand is read, not only after: an operand that can never be a
+        // number (`1+[`, `1+..`) must be refused at its first character, or the prefix stays
+        // open with no way to finish (a dead end for the decoder).
+        this.startsWith((c) => DIGIT.test(c) || NAME_START.test(c));
         kind = this.unary(false);
         if (kind !== 'number') throw BAD;
       } else if ((ch === '|' || ch === ' ') && kind === 'name') {
         // Flags (`re.I|re.M`) and unions (`int | None`): names joined by `|`.
         this.expect(ch === ' ' ? ' | ' : '|');
+        this.startsWith((c) => NAME_START.test(c));
         kind = this.unary(false);
         if (kind !== 'name') throw BAD;
       } else return;

@@ -172,6 +172,16 @@ describe('values are values', () => {
     expect(c.clone().pushBytes(new TextEncoder().encode(', 2'))).toBe(true);
   });
 
+  it('leaves no dead end: an operand of `|` or of a complex number that cannot be one is refused at its first character', () => {
+    // The shipped model wrote `re.sub('[\\W_]+', '', So | ..` on MBPP 727: `..` passed as the
+    // start of `...`, which a union cannot hold, so no token could follow.
+    for (const r of ["re.sub('x', So | .", 'int | [', '1+[', '(1+.']) {
+      const c = new FrameConstraint({ action: over, lines, names: FrameNames.ofProgram(lines), prevFunction: 'main', flow, prev });
+      expect(feedText(c, `${L.lineSep}${L.locSep}15${L.argSep}{"..": "..", "label": "${r.slice(0, -1)}`), r).toBe(true);
+      expect(c.clone().pushBytes(new TextEncoder().encode(r.slice(-1))), r).toBe(false);
+    }
+  });
+
   it("accepts every shape the tracer writes: literals, strings with quotes, default reprs, truncation", () => {
     const reprs = [
       "'6!'", '"it\'s"', "'a\\'b'", '[1, [2, (3,)], {4: {5}}]', "{'a': ('x', b'y')}", 'None', '-1.5e-07', '(1+2j)',
