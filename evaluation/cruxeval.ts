@@ -196,12 +196,12 @@ async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row
   await p.start(row.code, null);
   const lines = sourceLines(row.code);
   const candidates = shape.returns.length > 0 ? shape.returns : [shape.last];
-  let best: { state: State; score: number } | null = null;
+  let best: { state: State; score: number; rest: number } | null = null;
   let failure: unknown;
   for (const line of candidates) {
     try {
       const frame = await frames.complete(row.code, 'inverse', returnFrameStart(lines, line, row.output));
-      if (!best || frame.startLogprob > best.score) best = { state: frame.state, score: frame.startLogprob };
+      if (!best || frame.startLogprob > best.score) best = { state: frame.state, score: frame.startLogprob, rest: frame.restLogprob };
     } catch (err) {
       if (failureKind(err) === 'internal') throw err;
       failure = err;
@@ -212,7 +212,9 @@ async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row
   if (call.kind !== 'state' || call.state.event !== 'call' || call.state.stack.length !== 1) {
     throw new NoPrediction(`inv_step_call from f's return did not give f's call (${call.kind === 'state' ? call.state.event : `exit ${call.exit.kind}`})`);
   }
-  const confidence = shape.params.reduce((c, [name]) => c * (call.confidence.locals[name] ?? 1), 1);
+  // The model's probability of the way back: the return frame's locals it wrote, then the
+  // whole call frame (as the output's confidence is its way forward, runToEnd).
+  const confidence = Math.exp(best.rest) * call.confidence.frame;
   return { text: argumentList(call.state.locals, shape.params), confidence };
 }
 

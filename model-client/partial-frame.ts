@@ -41,6 +41,8 @@ export interface CompletedFrame {
   text: string;
   /** Summed log-probability of the given start's unforced tokens. */
   startLogprob: number;
+  /** Summed log-probability of the tokens the model wrote after the start (the model's own, before the grammar's mask). */
+  restLogprob: number;
 }
 
 export class PartialFrameDecoder {
@@ -82,7 +84,8 @@ export class PartialFrameDecoder {
     if (!outcome!.ok) throw outcome!.error;
     const { text } = outcome!.frame;
     const parsed = parseFrame(text.slice(0, text.length - TOKENS.actionSep.length));
-    return { ...parsed, text, startLogprob };
+    const restLogprob = outcome!.frame.logprobs.reduce((a, b) => a + b, 0);
+    return { ...parsed, text, startLogprob, restLogprob };
   }
 
   private async contextOf(program: string): Promise<{ ids: number[]; cache: KvCache }> {
