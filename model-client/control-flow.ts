@@ -35,6 +35,7 @@ const FrameFlowSchema = z.object({
   stores: z.record(z.string(), z.array(z.string())),
   loads: z.record(z.string(), z.array(z.string())),
   shared: z.array(z.string()),
+  raises: z.array(z.number().int()),
 });
 const FlowSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('ok'), frames: z.record(z.string(), FrameFlowSchema), unstable: z.array(z.string()), direct_only: z.array(z.string()) }),
@@ -61,6 +62,8 @@ export interface FrameFlow {
   loads: ReadonlyMap<number, ReadonlySet<string>>;
   /** Cell and free variables: another frame can rebind them. */
   shared: ReadonlySet<string>;
+  /** Lines an exception event can report: a line that can raise, or a callee's exception can pass through. */
+  raises: ReadonlySet<number>;
 }
 
 /** What the program's text says about its names, beside each frame's code. */
@@ -136,6 +139,7 @@ export class ControlFlow {
         storedAnywhere: new Set(Object.values(f.stores).flat()),
         loads: byLine(f.loads),
         shared: new Set(f.shared),
+        raises: new Set(f.raises),
       });
     }
     const ownReprs = writesOwnReprs(source);
@@ -160,6 +164,11 @@ export class ControlFlow {
     return this.frames.get(name)?.lines;
   }
 
+  /** The lines an exception event of a frame of this name can report (undefined: not the program's). */
+  raisesOf(name: string): ReadonlySet<number> | undefined {
+    return this.frames.get(name)?.raises;
+  }
+
   /** Whether a return event of `name` on `line` can carry a value other than None. */
   returnsValue(name: string, line: number): boolean {
     const f = this.frames.get(name);
@@ -176,6 +185,29 @@ export class ControlFlow {
    * frame). Exits are not constrained here.
    */
   landing(action: Action | null, prev: State | undefined): Landing {
+    const landing = this.landingByMoves(action, prev);
+    const own = prev?.stack[prev.stack.length - 1]?.function;
+    return landing.exception && own !== undefined ? { ...landing, exception: this.onRaisingLines(landing.exception, own) } : landing;
+  }
+
+  /**
+   * An exception head's locations less those on a line that cannot raise (`acc = []`,
+   * `return n`). Bare lines are of frame `own`, the innermost before the action.
+   */
+  private onRaisingLines(h: HeadLanding, own: string): HeadLanding {
+    const raises = (name: string, line: number) => this.frames.get(name)?.raises.has(line) ?? true;
+    const innermost = (stack: string) => {
+      const last = stack.slice(stack.lastIndexOf(' ') + 1);
+      const colon = last.lastIndexOf(':');
+      return { name: last.slice(0, colon), line: Number(last.slice(colon + 1)) };
+    };
+    return {
+      bare: h.bare && new Set([...h.bare].filter((line) => raises(own, line))),
+      stacks: h.stacks && new Set([...h.stacks].filter((s) => { const f = innermost(s); return raises(f.name, f.line); })),
+    };
+  }
+
+  private landingByMoves(action: Action | null, prev: State | undefined): Landing {
     if (!action || !prev) return {};
     const S = prev.stack;
     const n = S.length;

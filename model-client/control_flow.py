@@ -26,6 +26,11 @@ lambda, comprehension), grouped by co_name (the name the tracer gives its frames
            import), with the stores of instructions without a line on every line
   loads    line -> the names the line's instructions load (and the comprehensions' on it)
   shared   names another frame can rebind: cell and free variables
+  raises   lines an exception event can report: lines with an instruction that can raise (or
+           that runs a callee, whose exception passes through the line), and the first line
+           (instructions without a line). Lines made only of constants, stores to locals,
+           loads of parameters the code never deletes, list and tuple displays, jumps and
+           returns cannot raise (`acc = []`, `total = 0`, `return n`, `pass`, `break`).
 
 and, for the whole program:
 
@@ -53,6 +58,14 @@ BINDS = {'STORE_FAST', 'STORE_NAME', 'STORE_DEREF', 'STORE_GLOBAL', 'DELETE_FAST
 COMPREHENSIONS = {'<listcomp>', '<setcomp>', '<dictcomp>', '<genexpr>'}
 LOADS = {'LOAD_GLOBAL', 'LOAD_NAME', 'LOAD_FAST', 'LOAD_DEREF', 'LOAD_CLOSURE', 'LOAD_CLASSDEREF'}
 # Words by which a program can reach a function without loading its name on the calling line.
+# Instructions that cannot raise (leaving aside signals and memory exhaustion). LOAD_FAST can
+# (UnboundLocalError), except for a parameter nothing deletes: see raising_lines().
+CANNOT_RAISE = {'NOP', 'RESUME', 'CACHE', 'EXTENDED_ARG', 'LOAD_CONST', 'STORE_FAST', 'STORE_NAME', 'STORE_GLOBAL',
+                'POP_TOP', 'PUSH_NULL', 'COPY', 'SWAP', 'JUMP_FORWARD', 'JUMP_BACKWARD', 'JUMP_BACKWARD_NO_INTERRUPT',
+                'JUMP_ABSOLUTE', 'JUMP', 'RETURN_VALUE', 'RETURN_CONST', 'BUILD_LIST', 'BUILD_TUPLE', 'LIST_APPEND',
+                'MAKE_FUNCTION', 'MAKE_CELL', 'COPY_FREE_VARS', 'LOAD_CLOSURE', 'POP_EXCEPT', 'KW_NAMES',
+                'POP_JUMP_FORWARD_IF_NONE', 'POP_JUMP_FORWARD_IF_NOT_NONE', 'POP_JUMP_BACKWARD_IF_NONE',
+                'POP_JUMP_BACKWARD_IF_NOT_NONE', 'POP_JUMP_IF_NONE', 'POP_JUMP_IF_NOT_NONE'}
 DYNAMIC = ('globals', 'getattr', 'eval', 'exec', 'vars', 'locals', '__import__', '__main__', 'sys.modules',
            'importlib', '__dict__', '__globals__', 'inspect', '_getframe', 'f_locals')
 
@@ -139,8 +152,25 @@ def analyse(co):
             names = {j.argval for j in dis.get_instructions(i.argval) if j.opname in LOADS and isinstance(j.argval, str)}
             loads.setdefault(line[k], set()).update(names)
     shared = set(co.co_cellvars) | set(co.co_freevars)
+    raises = raising_lines(co, ins, line)
     return {'lines': lines, 'first': {first}, 'next': nxt, 'returns': returns, 'resumes': resumes, 'starts': starts,
-            'stores': stores, 'loads': loads, 'shared': shared}
+            'stores': stores, 'loads': loads, 'shared': shared, 'raises': raises}
+
+
+def raising_lines(co, ins, line):
+    """The lines an exception event can report: see the module's docstring."""
+    n_params = co.co_argcount + co.co_kwonlyargcount + bool(co.co_flags & 0x04) + bool(co.co_flags & 0x08)
+    deleted = {i.argval for i in ins if i.opname == 'DELETE_FAST'}
+    safe_loads = set(co.co_varnames[:n_params]) - deleted - set(co.co_cellvars)
+    out = {co.co_firstlineno}
+    for k, i in enumerate(ins):
+        if i.opname in CANNOT_RAISE or (i.opname == 'LOAD_FAST' and i.argval in safe_loads):
+            continue
+        # `[1, 2, 3]` compiles to an empty list extended by a constant tuple.
+        if i.opname == 'LIST_EXTEND' and k and ins[k - 1].opname == 'LOAD_CONST' and isinstance(ins[k - 1].argval, tuple):
+            continue
+        out.add(line[k] or co.co_firstlineno)
+    return out
 
 
 def by_line(ins, line, opnames):
@@ -154,7 +184,7 @@ def by_line(ins, line, opnames):
 
 
 def merge(a, b):
-    for key in ('lines', 'first', 'returns', 'resumes', 'starts', 'shared'):
+    for key in ('lines', 'first', 'returns', 'resumes', 'starts', 'shared', 'raises'):
         a[key] |= b[key]
     for key in ('next', 'stores', 'loads'):
         for L, s in b[key].items():
@@ -233,6 +263,7 @@ def control_flow(source):
             'stores': {str(L): sorted(s) for L, s in sorted(f['stores'].items())},
             'loads': {str(L): sorted(s) for L, s in sorted(f['loads'].items())},
             'shared': sorted(f['shared']),
+            'raises': sorted(f['raises']),
         }
     return {'kind': 'ok', 'frames': out, 'unstable': sorted(unstable_names(tree)), 'direct_only': sorted(direct_only(tree, source))}
 

@@ -413,7 +413,11 @@ export class FrameConstraint {
         const event = this.head!.kind === 'event' ? this.head!.event : 'call';
         const flow = rules.flow;
         const landing = this.landing[event];
-        const bareLines = landing?.bare ?? (rules.prevFunction !== undefined ? flow?.linesOf(rules.prevFunction) : undefined);
+        // An exception event reports a line that can raise; any other event any line of its frame.
+        const frameLines = (name: string) => (event === 'exception' ? flow?.raisesOf(name) : flow?.linesOf(name));
+        const bareLines = landing?.bare ?? (rules.prevFunction !== undefined ? frameLines(rules.prevFunction) : undefined);
+        const innermostLines =
+          event === 'call' && rules.callLines ? (name: string) => rules.callLines!.get(name) : event === 'exception' && flow ? frameLines : undefined;
         return new LocSegment({
           ...(flow ? { frameLines: (name: string) => flow.linesOf(name) } : {}),
           ...(bareLines ? { bareLines } : {}),
@@ -421,7 +425,7 @@ export class FrameConstraint {
           lineCount: rules.lines.length,
           names: rules.names,
           bareAllowed: this.bareAllowedFor(event),
-          ...(event === 'call' && rules.callLines ? { callLines: rules.callLines } : {}),
+          ...(innermostLines ? { innermostLines } : {}),
           // A breakpoint stops on its own line, in the function that holds it.
           ...(rules.action?.kind === 'breakpoint' ? { innermost: { line: rules.action.line, ...(rules.breakpointFunction ? { function: rules.breakpointFunction } : {}) } } : {}),
         });

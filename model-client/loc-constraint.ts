@@ -43,10 +43,10 @@ export interface LocRules {
   /** Whether a bare line number (same frame as the state before) may be written. */
   bareAllowed: boolean;
   /**
-   * For a call frame: function name -> the lines its calls report. The innermost frame of a
-   * call sits on its function's call line (names not listed, such as `<lambda>`, are free).
+   * The lines the innermost frame may end on, by its function (undefined: any of its lines). A
+   * call sits on its function's call line; an exception on a line that can raise.
    */
-  callLines?: ReadonlyMap<string, ReadonlySet<number>>;
+  innermostLines?: (name: string) => ReadonlySet<number> | undefined;
   /** Where the innermost frame must end up (a breakpoint's line, in the function that holds it). */
   innermost?: { line: number; function?: string };
   /** Lines by frame (control-flow.ts): the lines a frame of this name can report; undefined: any. */
@@ -179,8 +179,8 @@ export class LocSegment implements Segment {
     const { innermost } = this.rules;
     if (innermost && (Number(this.digits) !== innermost.line || (this.mode === 'line' && innermost.function !== undefined && this.name !== innermost.function))) return false;
     const { stacks, bareLines } = this.rules;
-    // Whole stacks, where given, already hold the call lines (a generator's resumption included).
-    const lines = this.mode === 'line' && !stacks ? this.rules.callLines?.get(this.name) : undefined;
+    // Whole stacks, where given, already hold the innermost lines (a generator's resumption included).
+    const lines = this.mode === 'line' && !stacks ? this.rules.innermostLines?.(this.name) : undefined;
     if (lines && !lines.has(Number(this.digits))) return false;
     if (this.mode === 'bare') return !bareLines || bareLines.has(Number(this.digits));
     if (stacks) return stacks.has(this.text);

@@ -132,6 +132,23 @@ describe('where an action lands', () => {
     expect([9, 10, 11, 12, 13, 14, 15].filter((n) => allowed(main(11), over, line(n)))).toEqual([12, 14]);
   });
 
+  it('an exception is reported only on a line that can raise, whatever the action', () => {
+    const exc = (loc: string, n: number) => `${L.exceptionSep}${L.locSep}${loc}${L.srcSep}${src(n)}${L.argSep}"ValueError()"${L.localsSep}{}${L.actionSep}`;
+    const raising = (n: number) => flow.raisesOf('total_even')!.has(n);
+    // `total = 0` cannot raise; `if x % 2 == 0:` can; `return total` can (total may be unbound).
+    expect([2, 3, 4, 5, 6].filter(raising)).toEqual([3, 4, 5, 6]);
+    expect(allowed(state('line', [['total_even', 2]]), { kind: 'step_over' }, exc('2', 2), false)).toBe(true);
+    expect(allowed(state('line', [['total_even', 2]]), { kind: 'step_over' }, exc('2', 2))).toBe(false);
+    expect(allowed(state('line', [['total_even', 4]]), { kind: 'step_over' }, exc('4', 4))).toBe(true);
+    // step_return has no landing rule for an exception, but the line still has to raise.
+    const out = { kind: 'step_return' } as const;
+    const from = state('line', [['main', 11], ['total_even', 5]]);
+    expect(allowed(from, out, exc('main:11 total_even:2', 2), false)).toBe(true);
+    expect(allowed(from, out, exc('main:11 total_even:2', 2))).toBe(false);
+    expect(allowed(from, out, exc('main:11 total_even:4', 4))).toBe(true);
+    expect(flow.raisesOf('main')!.has(9)).toBe(false); // data = [1, 2, 3, 4]
+  });
+
   it('after a return, the caller goes on from its own line; inverse steps mirror the graph', () => {
     const back = state('return', [['main', 11], ['total_even', 6]], { value: '6' });
     const full = (stack: string, n: number) => `${L.lineSep}${L.locSep}${stack}${L.argSep}{}${L.srcSep}${src(n)}${L.actionSep}`;
