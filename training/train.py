@@ -61,6 +61,19 @@ CONFIGS = {
         batch_size=8, grad_accum=2, lr=2e-3, warmup_steps=100,
         eval_every=100, eval_batches=16,
     ),
+    # About 5.8M parameters, context 2048: for a GPU (an H200 trains it at hundreds of
+    # thousands of tokens/s); its int8 step graph still decodes in a few ms a token on a CPU.
+    "medium": dict(
+        n_layer=8, n_head=8, d_model=256, d_ff=512, context_length=None,
+        batch_size=64, grad_accum=1, lr=2e-3, warmup_steps=100,
+        eval_every=100, eval_batches=8,
+    ),
+    # About 12M parameters, context 2048: the size sweep's upper point (GPU).
+    "large": dict(
+        n_layer=10, n_head=10, d_model=320, d_ff=768, context_length=None,
+        batch_size=64, grad_accum=1, lr=1.5e-3, warmup_steps=100,
+        eval_every=100, eval_batches=8,
+    ),
     # 1.8B-class, Llama-2 shape, for GPU clusters (about 1.76B parameters besides the
     # embedding). The paper's recipe: 1M-token steps (8 GPUs x grad_accum 8 x 16,384 tokens;
     # scale grad_accum with 1 / number of GPUs), peak learning rate 1e-3, 750 warm-up steps.
@@ -102,6 +115,8 @@ def parse_args():
     p.add_argument("--ckpt-minutes", type=float, default=10.0, help="checkpoint period (default 10)")
     p.add_argument("--log-every", type=int, default=10, help="progress line every K steps")
     p.add_argument("--no-compile", action="store_true", help="skip torch.compile on CUDA")
+    p.add_argument("--weights-dtype", choices=("fp32", "bf16"), default="fp32",
+                   help="dtype of the weights in best.pt (bf16 halves the file; export and --init-from cast back)")
     p.add_argument("--threads", type=int, help="CPU threads per process (default: all cores, shared by local ranks)")
     return p.parse_args()
 
@@ -339,14 +354,17 @@ def main():
 
     def weights():
         """What export_onnx.py needs; best.pt holds only this (and its val loss)."""
-        return {"model": model.state_dict(), "model_config": asdict(model_cfg), "meta": meta,
+        state = model.state_dict()
+        if args.weights_dtype == "bf16":
+            state = {k: v.to(torch.bfloat16) for k, v in state.items()}
+        return {"model": state, "model_config": asdict(model_cfg), "meta": meta,
                 "data": os.path.abspath(args.data), "step": step, "tokens": tokens_before + tokens_seen,
                 "tokens_before": tokens_before}
 
     def checkpoint(elapsed):
         # The data position is the step: batches are a function of (seed, rank, step).
         save_atomic({
-            **weights(), "optimizer": optimizer.state_dict(), "config": cfg, "total_steps": total_steps,
+            **weights(), "model": model.state_dict(), "optimizer": optimizer.state_dict(), "config": cfg, "total_steps": total_steps,
             "tokens_per_step": tokens_per_step, "best_val": best_val, "elapsed_s": elapsed,
             "torch_rng": torch.get_rng_state(),
         }, ckpt_path)
@@ -370,7 +388,11 @@ def main():
 
     start = time.time()
     last_ckpt = start
-    first_step_end = None  # throughput for sizing the schedule is timed after the first step
+    # Only --max-minutes: the schedule is sized by the throughput of warm-up steps timing_from
+    # to timing_to (warm-up does not depend on the length). Not from the first step: it pays
+    # for start-up, and jobs sharing one GPU are still starting beside it.
+    timing_to = max(2, min(cfg["warmup_steps"], 30))
+    timing_from, timing_start = max(1, timing_to // 3), None
     interval_loss, interval_steps, interval_time = 0.0, 0, 0.0
     while True:
         if (total_steps is not None and step >= total_steps) or (args.max_tokens and tokens_seen >= args.max_tokens):
@@ -401,14 +423,13 @@ def main():
         now = time.time()
         interval_loss, interval_steps, interval_time = interval_loss + step_loss, interval_steps + 1, interval_time + now - t0
 
-        if first_step_end is None:
-            first_step_end = now
-        if total_steps is None and step >= min(cfg["warmup_steps"], 6):
-            # Only --max-minutes: size the schedule to what is left of the job. Decided by
-            # rank 0's clock, before warm-up ends (warm-up does not depend on the length).
-            sec_per_step = (now - first_step_end) / (step - 1) if step > 1 else now - start
+        if step == timing_from:
+            timing_start = now
+        if total_steps is None and step >= timing_to:
+            # Decided by rank 0's clock.
+            sec_per_step = (now - timing_start) / (step - timing_from)
             left = args.max_minutes * 60 - (now - start)
-            total_steps = int(ddp.from_master(step + 0.95 * left / sec_per_step, device))
+            total_steps = int(ddp.from_master(step + 0.9 * left / sec_per_step, device))
             if ddp.master:
                 print(f"schedule: {total_steps} steps ({total_steps * tokens_per_step:,} tokens) fit in --max-minutes")
 
