@@ -144,9 +144,11 @@ export class NeuralPredictor implements Predictor {
   }
 
   /**
-   * A program that fits the context is shown whole; a longer one is cut to the entry's
-   * scope (model-client/cut.ts), and every state crosses the line map both ways, so callers
-   * see the file's line numbers only.
+   * A function entry is always shown as the cut to its scope (model-client/cut.ts): the
+   * prediction depends on the code the entry can reach, never on unrelated text of the file
+   * (a comment edit elsewhere, another function). A module-level run is shown whole when it
+   * fits and cut to a prefix otherwise. Every state crosses the line map both ways, so
+   * callers see the file's line numbers only.
    */
   async start(file: string, entry: Entry | null, opts: StartOptions = {}): Promise<Prediction> {
     const started = performance.now();
@@ -157,7 +159,7 @@ export class NeuralPredictor implements Predictor {
     this.fileLines = sourceLines(file);
     let program = file;
     let contextIds = this.tokenizer.encode(serializeContext(program));
-    if (contextIds.length + this.frameReserve() > this.session.maxPositions) {
+    if (entry || contextIds.length + this.frameReserve() > this.session.maxPositions) {
       const stopLine = opts.stopLines?.length ? Math.min(...opts.stopLines) : undefined;
       this.cut = await cutProgram(file, entry?.entry ?? null, { budget: this.cutBudget(), ...(stopLine !== undefined ? { stopLine } : {}) });
       program = this.cut.text;

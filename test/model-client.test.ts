@@ -382,6 +382,34 @@ describe.runIf(HAS_MODEL)('with the model', () => {
     }
   });
 
+  it('predicts from the entry\'s code only: a comment and a function elsewhere in the file change nothing', async () => {
+    const entry = { entry: 'count', args: "'berry', 'r'" };
+    const edited = `# a note at the top of the file\nimport os\n\n\ndef unrelated(x):\n    return os.sep * x\n\n\n${COUNT_SOURCE}\n\nTABLE = {'a': 1}  # trailing text\n`;
+    const shift = edited.split('\n').indexOf('def is_match(c, t):');
+    const walk = async (source: string) => {
+      const first = await predictor.start(source, entry);
+      if (first.kind !== 'state') return [first.text];
+      const texts = [first.text];
+      const history = [{ state: first.state }];
+      for (let i = 0; i < 3; i++) {
+        const next = await predictor.predict(history, { kind: 'step_into' });
+        if (next.kind !== 'state') break;
+        texts.push(`${next.state.line}:${JSON.stringify(next.state.locals)}`);
+        history[history.length - 1] = { ...history[history.length - 1]!, action: { kind: 'step_into' } };
+        history.push({ state: next.state });
+      }
+      return { texts, seen: predictor.programCut()?.text };
+    };
+    const { texts: plain, seen } = await walk(COUNT_SOURCE);
+    const { texts: moved, seen: seenEdited } = await walk(edited);
+    // The model sees the same program: the entry's cut, whatever else the file holds.
+    expect(seen).toBeDefined();
+    expect(seenEdited).toBe(seen);
+    expect(plain.length).toBeGreaterThan(1);
+    // Same frames, the lines shifted by the text added above the entry.
+    expect(moved.slice(1).map((t) => t.replace(/^\d+/, (n) => String(Number(n) - shift)))).toEqual(plain.slice(1));
+  });
+
   it('samples reproducibly from a seed', async () => {
     await predictor.start(COUNT_SOURCE, { entry: 'count', args: "'berry', 'r'" });
     const tree = new StateTree(await traceSource(COUNT_SOURCE, { entry: 'count', args: "'berry', 'r'" }));
