@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { defaultModelDir, isPrecision, type Precision } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
-import type { Provider } from '../model-client/session.js';
+import type { Provider } from '../model-client/onnx-session.js';
 
 export interface PredictorChoice {
   /** A model folder (config.json, tokenizer.json, onnx/…); default: the embedded model. */

@@ -5,7 +5,7 @@
  * trace (@vscode/debugadapter's default for a handler that throws on a missing field).
  *
  * The schemas check what the session reads; fields it does not read pass through (clients add
- * their own). The launch configuration's own fields are LaunchArgsSchema's (session.ts).
+ * their own). The launch configuration's own fields are LaunchArgsSchema's (debug-session.ts).
  */
 import { z } from 'zod';
 

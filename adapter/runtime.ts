@@ -1,6 +1,6 @@
 /**
  * The neural debugging runtime: one predicted run of a Python program, walked like a real
- * one. It knows nothing of DAP (adapter/session.ts maps DAP onto it) nor of terminals
+ * one. It knows nothing of DAP (adapter/debug-session.ts maps DAP onto it) nor of terminals
  * (cli/debug-repl.ts): a plain EventEmitter, as in vscode-mock-debug.
  *
  * It holds the timeline (adapter/timeline.ts: the stops seen, the actions between, the
@@ -29,18 +29,18 @@
  *   'breakpoint' (BreakpointView)     a breakpoint no predicted stop can reach after all (outside the cut)
  *
  * Line numbers are the file's own everywhere: for a file too long for the model, the
- * predictor shows the model a cut of it (model-client/cut.ts) and maps every state back.
+ * predictor shows the model a cut of it (program-analysis/cut.ts) and maps every state back.
  * Breakpoints outside the cut are unverified, with the reason.
  */
 import { EventEmitter } from 'node:events';
 import { serializeFrame } from '../grammar/serialize.js';
 import type { Action, ForwardAction, State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, truncateRepr, truncateText } from '../grammar/truncate.js';
-import type { ProgramCut } from '../model-client/cut.js';
+import type { ProgramCut } from '../program-analysis/cut.js';
 import { DecodeAbortedError } from '../model-client/decode.js';
-import type { Entry } from '../model-client/entry-state.js';
+import type { Entry } from '../program-analysis/entry-state.js';
 import type { Prediction, PredictionStats, PredictOptions, Predictor } from '../model-client/predictor.js';
-import { programInfo, type ProgramInfo } from '../model-client/program-info.js';
+import { programInfo, type ProgramInfo } from '../program-analysis/program-info.js';
 import { guessable, historyKey, newCounters, PREFETCH_ACTIONS, type PrefetchCounters, tried, validGuess } from './prefetch.js';
 import { type End, RuntimeError, type Stop, Timeline } from './timeline.js';
 import { readPythonSource } from './read-source.js';
@@ -571,7 +571,7 @@ export class NeuralRuntime extends EventEmitter {
     return this.info;
   }
 
-  /** The part of the program the model sees (model-client/cut.ts), or null when it sees all of it. */
+  /** The part of the program the model sees (program-analysis/cut.ts), or null when it sees all of it. */
   get programCut(): ProgramCut | null {
     return this.cut;
   }
@@ -812,7 +812,7 @@ export class NeuralRuntime extends EventEmitter {
    * the model's completion of a given frame start, where given: the likeliest start wins;
    * else left empty), then the model's `inv_step_call` from it: the call frame's locals are
    * the arguments. As evaluation/cruxeval.ts predicts an input. The timeline is untouched.
-   * On a long file the model sees the launch's cut (model-client/cut.ts), as when stepping:
+   * On a long file the model sees the launch's cut (program-analysis/cut.ts), as when stepping:
    * the completer gets the cut's text and the return state in its lines, and the state it
    * writes comes back in the file's lines (the predictor maps the call the same way).
    */

@@ -6,17 +6,17 @@
  * Both read the protocol through adapter/transport.ts, not @vscode/debugadapter's reader: on
  * stdio a malformed frame is reported and skipped (the editor's session goes on); on TCP,
  * which any process on the machine (and a web page's POST) can reach, anything that is not
- * DAP framing closes the connection, and a session needs the server's token (session.ts)
+ * DAP framing closes the connection, and a session needs the server's token (debug-session.ts)
  * before anything but `initialize` is answered.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, isIP, type AddressInfo, type Server, type Socket } from 'node:net';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
-import { NeuralDebugSession, type SessionOptions } from './session.js';
+import { NeuralDebugSession, type DebugSessionOptions } from './debug-session.js';
 import { DapReader, type FramingMode } from './transport.js';
 
 /**
- * Every request handles its own errors (session.ts); should one slip through anyway, it is
+ * Every request handles its own errors (debug-session.ts); should one slip through anyway, it is
  * logged rather than allowed to end the process and with it the user's debugging session.
  */
 let strayHandlerInstalled = false;
@@ -85,7 +85,7 @@ export function serveTcp(port: number, host: string, options: TcpOptions): Promi
     // Small messages both ways: Nagle's algorithm would hold each step's answer back by tens of ms.
     socket.setNoDelay(true);
     // After disconnect nothing more is answered on this connection: it ends (the response is sent first).
-    const session = new NeuralDebugSession({ token: options.token, onShutdown: () => setImmediate(() => socket.end()) } satisfies SessionOptions);
+    const session = new NeuralDebugSession({ token: options.token, onShutdown: () => setImmediate(() => socket.end()) } satisfies DebugSessionOptions);
     session.setRunAsServer(true);
     let closed = false;
     const close = () => {

@@ -1,6 +1,6 @@
 /**
  * The Variables view of a neural debugging session: DAP scopes and variables for the
- * runtime's current stop (adapter/session.ts answers the requests with them).
+ * runtime's current stop (adapter/debug-session.ts answers the requests with them).
  *
  * What a real debugger shows plus what only a predicted state has:
  * - each value's confidence, in the `type` field (`list · 93%`), where VS Code shows it on

@@ -17,7 +17,7 @@
  * Every configuration also watches its own event loop during the steps (bench/event-loop.ts).
  */
 import { loadPredictor } from '../adapter/load-predictor.js';
-import { NeuralDebugSession, type SessionOptions } from '../adapter/session.js';
+import { NeuralDebugSession, type DebugSessionOptions } from '../adapter/debug-session.js';
 import { defaultModelDir } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { watchEventLoop } from './event-loop.js';
@@ -27,7 +27,7 @@ const generate = process.argv.includes('--generate');
 if (baseline && generate) throw new Error('bench/adapter.ts: --baseline or --generate, not both');
 // stdout carries the protocol.
 console.log = console.error;
-const options: SessionOptions = baseline
+const options: DebugSessionOptions = baseline
   ? // One intra-op thread, as load-predictor.ts opens the model for a real session.
     { loadPredictor: async () => NeuralPredictor.load(defaultModelDir(), { threads: 1, reusePrefix: false, draftTokens: 0, prefillChunk: 0 }) }
   : generate

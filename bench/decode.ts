@@ -26,7 +26,7 @@ import { FrameNames } from '../model-client/loc-constraint.js';
 import { defaultModelDir } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { PrefixCache } from '../model-client/prefix-cache.js';
-import { programInfo } from '../model-client/program-info.js';
+import { programInfo } from '../program-analysis/program-info.js';
 import { TokenTable } from '../model-client/token-table.js';
 import { StateTree } from '../state-tree/tree.js';
 import { sourceLines, traceSource } from '../tracer/run-tracer.js';

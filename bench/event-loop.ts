@@ -10,7 +10,7 @@ import { writeSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { z } from 'zod';
-import type { NeuralDebugSession } from '../adapter/session.js';
+import type { NeuralDebugSession } from '../adapter/debug-session.js';
 
 const EventLoopDelay = z.object({ maxMs: z.number(), p99Ms: z.number() });
 export type EventLoopDelay = z.infer<typeof EventLoopDelay>;

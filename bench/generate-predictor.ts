@@ -10,7 +10,7 @@
  * It shares with NeuralPredictor only what any client of this model needs: the tokenizer
  * (the same ids as transformers' own, test/tokenizer-hf.test.ts), the prompt text
  * (model-client/prompt.ts) and the entry's call state from the user's input
- * (model-client/entry-state.ts). The ONNX session runs on one intra-op thread, as ours does.
+ * (program-analysis/entry-state.ts). The ONNX session runs on one intra-op thread, as ours does.
  * It writes one greedy frame per key press: PredictOptions (samples, temperature, an abort
  * signal) are ignored, and the bench runs it with prefetch off.
  *
@@ -26,7 +26,7 @@ import { serializeContext } from '../grammar/serialize.js';
 import type { Action, Direction, Exit, State } from '../grammar/state.js';
 import { TOKENS } from '../grammar/tokens.js';
 import { CERTAIN_EXIT, CERTAIN_STATE, type ExitConfidence, type StateConfidence } from '../model-client/confidence.js';
-import { type Entry, entryStart } from '../model-client/entry-state.js';
+import { type Entry, entryStart } from '../program-analysis/entry-state.js';
 import { loadModelFolder, loadTokenizer } from '../model-client/model-folder.js';
 import { type HistoryEntry, historySteps, type Prediction, type Predictor } from '../model-client/predictor.js';
 import { DEFAULT_MAX_PROMPT_STEPS, historyText, windowStarts } from '../model-client/prompt.js';

@@ -1,5 +1,5 @@
 /**
- * `ndb dap`: the debug adapter, for VS Code and other DAP clients (adapter/session.ts).
+ * `ndb dap`: the debug adapter, for VS Code and other DAP clients (adapter/debug-session.ts).
  */
 import { isLoopback, listeningPort, newToken, serveStdio, serveTcp } from '../adapter/server.js';
 import { defineCommand, type FlagSpecs, type Parsed } from './command-line.js';

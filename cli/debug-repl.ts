@@ -12,12 +12,12 @@
 import { resolve } from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { EntryError } from '../model-client/entry-state.js';
+import { EntryError } from '../program-analysis/entry-state.js';
 import { ModelFolderError } from '../model-client/model-folder.js';
-import { ContextOverflowError } from '../model-client/session.js';
+import { ContextOverflowError } from '../model-client/onnx-session.js';
 import { evaluateExpression, EvalError, valueRepr } from '../adapter/evaluate.js';
 import { loadPredictor, ModelNotFoundError } from '../adapter/load-predictor.js';
-import { functionAt } from '../model-client/program-info.js';
+import { functionAt } from '../program-analysis/program-info.js';
 import { type LaunchOptions, NeuralRuntime, RuntimeError, type StopEvent } from '../adapter/runtime.js';
 import type { Stop } from '../adapter/timeline.js';
 import { TraceFailure } from '../adapter/verifier.js';

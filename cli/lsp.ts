@@ -1,8 +1,8 @@
 /**
- * `ndb lsp --stdio`: the language server (extension/language-server/server.ts), which shows
+ * `ndb lsp --stdio`: the language server (lsp/server.ts), which shows
  * the predicted runs of a file's example calls as hovers, inlay hints and diagnostics.
  */
-import { startLanguageServer } from '../extension/language-server/server.js';
+import { startLanguageServer } from '../lsp/server.js';
 import { defineCommand, type FlagSpecs, type Parsed } from './command-line.js';
 
 const LSP_FLAGS = {

@@ -121,7 +121,7 @@ async function processProgram(spec: ProgramSpec, seed: number, perTrace: number,
   const record: ProgramRecord = { id: spec.id, group: spec.group, origin: spec.origin, split, entry: spec.entry, args: spec.args, status: 'ok' };
   try {
     const traced = await traceSpec(spec);
-    // A real module is cut to the call's scope, as NeuralPredictor cuts a long program (model-client/cut.ts).
+    // A real module is cut to the call's scope, as NeuralPredictor cuts a long program (program-analysis/cut.ts).
     const trace = traced.exit.scope && spec.path ? await excerptTrace(traced, spec.entry) : traced;
     if (trace.events.length === 0) throw new TraceFailure('internal', 'the entry produced no traced events');
     if (trace.exit.reason === 'trace_lost') throw new TraceFailure('internal', 'Python dropped the trace function before the end: the trace is incomplete');

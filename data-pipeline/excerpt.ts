@@ -1,14 +1,14 @@
 /**
  * Cutting a big real module down to one traced call's scope (reference §2: "the trace is
  * cut to that call's scope"), with the same module that cuts a long program for the model
- * at inference (model-client/cut.ts), so the model is trained on exactly the shape of
+ * at inference (program-analysis/cut.ts), so the model is trained on exactly the shape of
  * program it is shown: the entry's reachable definitions, imports and constants in file
  * order, `# ...` between pieces that are not neighbours, the farthest callees cut to their
  * signature and docstring when the whole scope is too long. Every unit the trace ran in stays
  * whole (whatever the budget), and every line number of the trace is renumbered to point
  * into the cut.
  */
-import { CUT_GAP, type CutBudget, cutProgram, type ProgramCut } from '../model-client/cut.js';
+import { CUT_GAP, type CutBudget, cutProgram, type ProgramCut } from '../program-analysis/cut.js';
 import type { Trace } from '../tracer/events.js';
 
 /** Written between two non-adjacent pieces of the original file. */

@@ -11,7 +11,7 @@ import { truncateState } from '../grammar/truncate.js';
 import { codeLines } from '../data-pipeline/trajectories.js';
 import type { StateConfidence } from '../model-client/confidence.js';
 import { CERTAIN_EXIT, CERTAIN_STATE } from '../model-client/confidence.js';
-import { type Entry, entryStart } from '../model-client/entry-state.js';
+import { type Entry, entryStart } from '../program-analysis/entry-state.js';
 import { type HistoryEntry, historySteps, type Prediction, type Predictor } from '../model-client/predictor.js';
 import { sourceLines } from '../tracer/run-tracer.js';
 
@@ -22,7 +22,7 @@ export class NextLineBaseline implements Predictor {
   private lines: string[] = [];
   private code: number[] = [];
 
-  /** The entry's call state from the user's input (entry-state.ts), as the neural debugger starts. */
+  /** The entry's call state from the user's input (program-analysis/entry-state.ts), as the neural debugger starts. */
   async start(program: string, entry: Entry | null): Promise<Prediction> {
     this.lines = sourceLines(program);
     this.code = codeLines(this.lines);

@@ -32,7 +32,7 @@ import { MAX_SOURCE_CHARS, truncateRepr, truncateText } from '../grammar/truncat
 import { serializeFrame } from '../grammar/serialize.js';
 import type { NeuralPredictor } from '../model-client/neural-predictor.js';
 import type { PartialFrameDecoder } from '../model-client/partial-frame.js';
-import type { Entry } from '../model-client/entry-state.js';
+import type { Entry } from '../program-analysis/entry-state.js';
 import type { PredictOptions, Prediction } from '../model-client/predictor.js';
 import { sourceLines } from '../tracer/run-tracer.js';
 import { describeError, failureKind, type InternalError, NoPrediction } from './failures.js';

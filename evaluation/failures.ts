@@ -4,7 +4,7 @@
  * throw away a long evaluation, but listed in the report and shown, so it is not missed.
  */
 import { FrameBudgetError } from '../model-client/decode.js';
-import { ContextOverflowError } from '../model-client/session.js';
+import { ContextOverflowError } from '../model-client/onnx-session.js';
 
 /** The model gave no usable answer (an exit with an error, a frame of the wrong kind). */
 export class NoPrediction extends Error {

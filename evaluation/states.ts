@@ -17,7 +17,7 @@
  *   value   the return value or exception (of a return or exception state, or of an exit
  *           normal or error), where the real next has one
  * Beside the scores, `impossible` counts predicted stops that no run of the program could
- * make from where the step starts, as the control-flow constraint (model-client/control-flow.ts)
+ * make from where the step starts, as the control-flow constraint (program-analysis/control-flow.ts)
  * judges them: a line outside the frame's function, a landing the action cannot reach. Under
  * that constraint it is zero by construction; `--compare-unconstrained` adds the model decoding
  * with the grammar alone, to show how many there were before it.
@@ -31,10 +31,10 @@ import { sampleTrajectory } from '../data-pipeline/trajectories.js';
 import { type ActionKind, type Exit, FORWARD_ACTION_KINDS, INVERSE_ACTION_KINDS, type Locals, type State, type Trajectory } from '../grammar/state.js';
 import { truncateRepr, truncateState } from '../grammar/truncate.js';
 import type { Prediction, Predictor } from '../model-client/predictor.js';
-import { sameState } from '../model-client/tracer-predictor.js';
+import { sameState } from './tracer-predictor.js';
 import { StateTree } from '../state-tree/tree.js';
-import { ControlFlow } from '../model-client/control-flow.js';
-import { impossibleMove, type ProgramFlow } from '../model-client/control-flow-check.js';
+import { ControlFlow } from '../program-analysis/control-flow.js';
+import { impossibleMove, type ProgramFlow } from './control-flow-check.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
 import { sourceLines, TraceFailure, traceSource } from '../tracer/run-tracer.js';
 import { describeError, failureKind, type InternalError } from './failures.js';

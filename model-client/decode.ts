@@ -25,7 +25,7 @@ import type { TraceTokenizer } from '../tokenizer/trace-tokenizer.js';
 import { Rng } from '../util/rng.js';
 import { FrameConstraint, type FrameRules, type FrameSpans, type Head } from './frame-constraint.js';
 import type { KvCache } from './kv-cache.js';
-import type { Logits, ModelSession } from './session.js';
+import type { Logits, ModelSession } from './onnx-session.js';
 import { lookupDraft, structuralDraft } from './draft.js';
 import type { TokenTable } from './token-table.js';
 

@@ -28,7 +28,7 @@ import { escapePayload } from '../grammar/escape.js';
 import type { Action, Direction, Event, State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, MAX_REPR_CHARS, truncateText, MAX_LOCALS } from '../grammar/truncate.js';
 import { TOKENS } from '../grammar/tokens.js';
-import { type ControlFlow, headImpossible, type Landing } from './control-flow.js';
+import { type ControlFlow, headImpossible, type Landing } from '../program-analysis/control-flow.js';
 import { bothRules, keptNames, keptValueRule } from './kept-values.js';
 import { type ContentRule, JsonString, type KnownNames, type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
 import { type FrameNames, LocSegment } from './loc-constraint.js';

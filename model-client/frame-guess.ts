@@ -9,7 +9,7 @@
  * stops at the first changed local. This guess reads the program instead:
  *
  * - the line: in a loop, the line that followed this one the last time the run left it;
- *   otherwise the function's next executable line (compile()'s lines, program-info.ts); a
+ *   otherwise the function's next executable line (compile()'s lines, program-analysis/program-info.ts); a
  *   `return` line returns; a step out returns on the function's only `return` line; after
  *   the outermost frame's return, the run ends with its value;
  * - the locals: the names the executed line assigns (`x = ...`, `x += ...`, `for x in ...`,
@@ -23,7 +23,7 @@ import { serializeExit, serializeFrame } from '../grammar/serialize.js';
 import type { Action, Direction, State, Step } from '../grammar/state.js';
 import { TOKENS } from '../grammar/tokens.js';
 import { truncateRepr } from '../grammar/truncate.js';
-import { functionAt, type ProgramInfo } from './program-info.js';
+import { functionAt, type ProgramInfo } from '../program-analysis/program-info.js';
 
 /** Stands for a value the guess does not know; the guessed start ends before it. */
 const UNKNOWN = '\u2063unknown\u2063';

@@ -1,6 +1,6 @@
 /**
  * A name's value changes only on a line that binds it. Between two states of one frame, a
- * local that the executed line does not store or delete (control_flow.py reads the stores
+ * local that the executed line does not store or delete (program-analysis/control_flow.py reads the stores
  * from the bytecode: assignments, `for`/`with`/except-as targets, augmented assignment,
  * walrus, import) is bound to the same object, so its repr:
  *
@@ -21,7 +21,7 @@
  */
 import type { Action, Event, State } from '../grammar/state.js';
 import { truncateRepr } from '../grammar/truncate.js';
-import type { ControlFlow } from './control-flow.js';
+import type { ControlFlow } from '../program-analysis/control-flow.js';
 import type { ContentRule } from './json-constraint.js';
 import { reprRule } from './repr-constraint.js';
 

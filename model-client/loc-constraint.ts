@@ -49,9 +49,9 @@ export interface LocRules {
   innermostLines?: (name: string) => ReadonlySet<number> | undefined;
   /** Where the innermost frame must end up (a breakpoint's line, in the function that holds it). */
   innermost?: { line: number; function?: string };
-  /** Lines by frame (control-flow.ts): the lines a frame of this name can report; undefined: any. */
+  /** Lines by frame (program-analysis/control-flow.ts): the lines a frame of this name can report; undefined: any. */
   frameLines?: (name: string) => ReadonlySet<number> | undefined;
-  /** Where the action can land (control-flow.ts): the bare lines allowed; undefined: any. */
+  /** Where the action can land (program-analysis/control-flow.ts): the bare lines allowed; undefined: any. */
   bareLines?: ReadonlySet<number>;
   /** Where the action can land: the whole stacks allowed (`f:3 g:7`); undefined: any. */
   stacks?: ReadonlySet<string>;

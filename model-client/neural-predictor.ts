@@ -16,23 +16,23 @@ import type { Action, State, Step } from '../grammar/state.js';
 import { TOKENS } from '../grammar/tokens.js';
 import { sourceLines } from '../tracer/run-tracer.js';
 import { CERTAIN_EXIT, CERTAIN_STATE, exitConfidence, stateConfidence } from './confidence.js';
-import { type CutBudget, cutProgram, type ProgramCut } from './cut.js';
+import { type CutBudget, cutProgram, type ProgramCut } from '../program-analysis/cut.js';
 import { type DecodedFrame, decodeFrames, FrameBudgetError, type SamplingOptions } from './decode.js';
-import { type Entry, EntryError, entryStart } from './entry-state.js';
-import { ControlFlow } from './control-flow.js';
+import { type Entry, EntryError, entryStart } from '../program-analysis/entry-state.js';
+import { ControlFlow } from '../program-analysis/control-flow.js';
 import type { FrameRules } from './frame-constraint.js';
 import { FrameNames } from './loc-constraint.js';
 import { type LoadModelFolderOptions, loadModelFolder, loadTokenizer } from './model-folder.js';
 import { KnownNames } from './json-constraint.js';
 import { PrefixCache } from './prefix-cache.js';
-import { type FunctionInfo, programInfo, type ProgramInfo } from './program-info.js';
+import { type FunctionInfo, programInfo, type ProgramInfo } from '../program-analysis/program-info.js';
 import { guessFrame } from './frame-guess.js';
 import { DEFAULT_MAX_PROMPT_STEPS, directionOf, historyText, slideStarts, windowStarts } from './prompt.js';
 import { type HistoryEntry, historySteps, type PredictOptions, type Prediction, type Predictor, type StartOptions } from './predictor.js';
-import { ContextOverflowError, ModelSession, type SessionOptions } from './session.js';
+import { ContextOverflowError, ModelSession, type ModelSessionOptions } from './onnx-session.js';
 import { TokenTable } from './token-table.js';
 
-export interface NeuralPredictorOptions extends LoadModelFolderOptions, SessionOptions {
+export interface NeuralPredictorOptions extends LoadModelFolderOptions, ModelSessionOptions {
   /** Most tokens one frame may take (default 512). */
   maxNewTokens?: number;
   /**
@@ -57,7 +57,7 @@ export interface NeuralPredictorOptions extends LoadModelFolderOptions, SessionO
    */
   draftTokens?: number;
   /**
-   * Constrain stops by the program's control flow (control-flow.ts; default true). false
+   * Constrain stops by the program's control flow (program-analysis/control-flow.ts; default true). false
    * decodes with the grammar alone: `ndb eval states --no-control-flow` measures the
    * impossible stops the constraint removes.
    */
@@ -68,14 +68,14 @@ interface Program {
   text: string;
   lines: string[];
   names: FrameNames;
-  /** Call line -> the parameters a call frame there holds first (program-info.ts). */
+  /** Call line -> the parameters a call frame there holds first (program-analysis/program-info.ts). */
   callLocals: ReadonlyMap<number, readonly string[]>;
   /** Function name -> its call lines. */
   callLines: ReadonlyMap<string, ReadonlySet<number>>;
   /** Function name -> the names its frames can hold. */
   localNames: ReadonlyMap<string, KnownNames>;
   info: ProgramInfo;
-  /** Lines by frame and where actions land (control-flow.ts); null when not known. */
+  /** Lines by frame and where actions land (program-analysis/control-flow.ts); null when not known. */
   flow: ControlFlow | null;
   contextIds: number[];
 }
@@ -117,7 +117,7 @@ interface Parsed {
 
 export class NeuralPredictor implements Predictor {
   private program: Program | null = null;
-  /** The cut the model sees (model-client/cut.ts), when the program does not fit whole; null: the whole program. */
+  /** The cut the model sees (program-analysis/cut.ts), when the program does not fit whole; null: the whole program. */
   private cut: ProgramCut | null = null;
   /** The file's own lines (states leave the predictor with the file's line numbers and text). */
   private fileLines: string[] = [];
@@ -144,7 +144,7 @@ export class NeuralPredictor implements Predictor {
   }
 
   /**
-   * A function entry is always shown as the cut to its scope (model-client/cut.ts): the
+   * A function entry is always shown as the cut to its scope (program-analysis/cut.ts): the
    * prediction depends on the code the entry can reach, never on unrelated text of the file
    * (a comment edit elsewhere, another function). A module-level run is shown whole when it
    * fits and cut to a prefix otherwise. Every state crosses the line map both ways, so

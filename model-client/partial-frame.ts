@@ -22,7 +22,7 @@ import { FrameConstraint, type FrameRules } from './frame-constraint.js';
 import type { KvCache } from './kv-cache.js';
 import { FrameNames } from './loc-constraint.js';
 import type { NeuralPredictor } from './neural-predictor.js';
-import { ContextOverflowError } from './session.js';
+import { ContextOverflowError } from './onnx-session.js';
 import { TokenTable } from './token-table.js';
 
 const MAX_NEW_TOKENS = 512;

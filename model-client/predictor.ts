@@ -7,12 +7,12 @@
  */
 import type { Action, Direction, Exit, State } from '../grammar/state.js';
 import type { ExitConfidence, StateConfidence } from './confidence.js';
-import type { ProgramCut } from './cut.js';
-import type { Entry } from './entry-state.js';
+import type { ProgramCut } from '../program-analysis/cut.js';
+import type { Entry } from '../program-analysis/entry-state.js';
 
 /**
  * Where a prediction comes from: the model, the user's input (the entry's call state, see
- * entry-state.ts), or the real tracer (TracerPredictor).
+ * program-analysis/entry-state.ts), or the real tracer (evaluation/tracer-predictor.ts).
  */
 export type Origin = 'model' | 'input' | 'tracer';
 
@@ -87,7 +87,7 @@ export interface PredictOptions {
 export interface StartOptions extends PredictOptions {
   /**
    * The lines the user asked to stop at (breakpoints): a module entry of a program too long
-   * for the model is cut to the statements up to the first of them (model-client/cut.ts).
+   * for the model is cut to the statements up to the first of them (program-analysis/cut.ts).
    */
   stopLines?: readonly number[];
 }
@@ -99,7 +99,7 @@ export interface Predictor {
    */
   start(program: string, entry: Entry | null, opts?: StartOptions): Promise<Prediction>;
   /**
-   * Optional: the cut of the program the model sees since the last start (model-client/cut.ts),
+   * Optional: the cut of the program the model sees since the last start (program-analysis/cut.ts),
    * or null when it sees the whole program. States, actions and histories always carry the
    * file's own line numbers; only a prediction's `text` is the model's, in the cut's lines.
    */

@@ -13,7 +13,7 @@
  * that bench/ measures the cache against, never what a debugging session uses.
  */
 import type { KvCache } from './kv-cache.js';
-import type { ModelSession } from './session.js';
+import type { ModelSession } from './onnx-session.js';
 
 interface CachedPrompt {
   cache: KvCache;

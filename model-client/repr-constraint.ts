@@ -27,7 +27,7 @@
  * `1.2.3`, `'a'b`, `,1]` and `{'ann', '31'), ('bob', 'x2')]` (at its `)`) are refused.
  *
  * A program that defines `__repr__` can print anything: there the rule is off (reprRule(false)).
- * Soundness (every real repr passes) is checked against real runs, control-flow-check.ts.
+ * Soundness (every real repr passes) is checked against real runs, evaluation/control-flow-check.ts.
  */
 import { MAX_REPR_CHARS } from '../grammar/truncate.js';
 import type { ContentRule } from './json-constraint.js';
@@ -350,9 +350,4 @@ const ANY: ContentRule = { prefix: () => true, complete: () => true };
 /** The rule for a repr: shaped like a value's, or anything where the program writes its own reprs. */
 export function reprRule(on: boolean): ContentRule {
   return on ? REPR : ANY;
-}
-
-/** Whether the program may write reprs of its own (a `__repr__` anywhere in its text). */
-export function writesOwnReprs(program: string): boolean {
-  return program.includes('__repr__');
 }

@@ -14,7 +14,7 @@ import { GUESSED_STOPS_KEPT } from '../adapter/prefetch.js';
 import { NeuralRuntime, type PrefetchEvent, RuntimeError, type StopEvent } from '../adapter/runtime.js';
 import type { State } from '../grammar/state.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
-import { TracerPredictor } from '../model-client/tracer-predictor.js';
+import { TracerPredictor } from '../evaluation/tracer-predictor.js';
 import { HAS_MODEL, MODEL_DIR } from './fixtures.js';
 
 

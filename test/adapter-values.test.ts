@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { truncateRepr } from '../grammar/truncate.js';
 import { EvalError, evaluateExpression, localValue, valueRepr } from '../adapter/evaluate.js';
-import { functionAt, programInfo } from '../model-client/program-info.js';
+import { functionAt, programInfo } from '../program-analysis/program-info.js';
 import { childCount, parsePyValue, typeName, type PyValue } from '../adapter/python-values.js';
 import { pythonExecutable } from '../tracer/run-tracer.js';
 

@@ -1,5 +1,5 @@
 /**
- * The control-flow constraint (model-client/control-flow.ts, control_flow.py): lines by
+ * The control-flow constraint (program-analysis/control-flow.ts, control_flow.py): lines by
  * frame, where each action can land, a return's value on a line that returns nothing; its
  * soundness against the real tracer's runs (every move of the state tree from every state
  * passes), and the shipped model's decoding under it (no impossible stop).
@@ -15,8 +15,8 @@ import { generateSemanticsProgram } from '../data-pipeline/semantics.js';
 import { generateSyntheticProgram } from '../data-pipeline/synthetic.js';
 import type { Action, State } from '../grammar/state.js';
 import { TOKENS as L } from '../grammar/tokens.js';
-import { ControlFlow } from '../model-client/control-flow.js';
-import { checkTree, feedText } from '../model-client/control-flow-check.js';
+import { ControlFlow } from '../program-analysis/control-flow.js';
+import { checkTree, feedText } from '../evaluation/control-flow-check.js';
 import { FrameConstraint } from '../model-client/frame-constraint.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';

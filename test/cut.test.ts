@@ -1,5 +1,5 @@
 /**
- * The cut (model-client/cut.ts, cut.py): which definitions a cut keeps, the line map both
+ * The cut (program-analysis/cut.ts, cut.py): which definitions a cut keeps, the line map both
  * ways, breakpoints outside the scope, callees cut to their signatures, a scope too large,
  * module entries, and the data pipeline's cut of a traced run. The budget is the shipped
  * model's own (its tokenizer, the context NeuralPredictor leaves for the program) unless a
@@ -12,9 +12,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { excerptTrace } from '../data-pipeline/excerpt.js';
 import { serializeContext } from '../grammar/serialize.js';
 import type { State } from '../grammar/state.js';
-import { CUT_GAP, type CutBudget, CutError, cutInfo, cutProgram } from '../model-client/cut.js';
+import { CUT_GAP, type CutBudget, CutError, cutInfo, cutProgram } from '../program-analysis/cut.js';
 import { loadModelFolder, loadTokenizer } from '../model-client/model-folder.js';
-import { programInfo } from '../model-client/program-info.js';
+import { programInfo } from '../program-analysis/program-info.js';
 import { sourceLines, traceFile } from '../tracer/run-tracer.js';
 import { EMBEDDED_MODEL } from './fixtures.js';
 

@@ -1,6 +1,6 @@
 /**
  * `ndb dap` on a long file (test/fixtures/long_module.py, 804 lines): the model sees a cut
- * of it (model-client/cut.ts); the client sees the file's own line numbers in stops, the call
+ * of it (program-analysis/cut.ts); the client sees the file's own line numbers in stops, the call
  * stack and breakpoints, and a breakpoint outside the cut is unverified with the reason, by
  * a `breakpoint` event at launch and in the answer to a later setBreakpoints, and Predict
  * Inputs (ndb/predictInputs) infers arguments from the cut too. A real DAP

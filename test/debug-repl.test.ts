@@ -18,7 +18,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { DebugRepl } from '../cli/debug-repl.js';
 import { NeuralRuntime } from '../adapter/runtime.js';
-import { TracerPredictor } from '../model-client/tracer-predictor.js';
+import { TracerPredictor } from '../evaluation/tracer-predictor.js';
 import { COUNT_PY, COUNT_SOURCE, HAS_EMBEDDED_MODEL, ROOT } from './fixtures.js';
 
 const NDB = join(ROOT, 'bin', 'ndb.js');

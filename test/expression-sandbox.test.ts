@@ -17,7 +17,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { evaluateExpression, valueRepr } from '../adapter/evaluate.js';
 import { NeuralRuntime } from '../adapter/runtime.js';
 import { DebugRepl } from '../cli/debug-repl.js';
-import { TracerPredictor } from '../model-client/tracer-predictor.js';
+import { TracerPredictor } from '../evaluation/tracer-predictor.js';
 import { COUNT_PY, HAS_EMBEDDED_MODEL, ROOT } from './fixtures.js';
 
 const NDB = join(ROOT, 'bin', 'ndb.js');

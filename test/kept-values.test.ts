@@ -9,8 +9,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Action, State } from '../grammar/state.js';
 import { TOKENS as L } from '../grammar/tokens.js';
-import { ControlFlow } from '../model-client/control-flow.js';
-import { feedText } from '../model-client/control-flow-check.js';
+import { ControlFlow } from '../program-analysis/control-flow.js';
+import { feedText } from '../evaluation/control-flow-check.js';
 import { FrameConstraint } from '../model-client/frame-constraint.js';
 import { keptValueRule } from '../model-client/kept-values.js';
 import { FrameNames } from '../model-client/loc-constraint.js';

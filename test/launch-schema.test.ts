@@ -1,12 +1,12 @@
 /**
  * The VS Code extension's launch schema (extension/package.json, what the editor offers and
- * checks in launch.json) lists exactly the attributes the DAP session accepts (adapter/session.ts's
+ * checks in launch.json) lists exactly the attributes the DAP session accepts (adapter/debug-session.ts's
  * zod schema), but for `ndbEvents`, which the extension sets itself.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LaunchArgsSchema } from '../adapter/session.js';
+import { LaunchArgsSchema } from '../adapter/debug-session.js';
 import { ROOT } from './fixtures.js';
 
 /** Set by the extension for every session (configuration.ts), never written by a user. */

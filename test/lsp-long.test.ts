@@ -1,7 +1,7 @@
 /**
  * `ndb lsp --stdio` on a long file: the 804-line fixture with example calls of two of its
  * functions (and of one function too long for the model even cut to its own scope). Each
- * call is predicted with its own cut (model-client/cut.ts); hovers and inlay hints come back
+ * call is predicted with its own cut (program-analysis/cut.ts); hovers and inlay hints come back
  * on the file's own lines, inside what each entry reaches; the call too large is skipped
  * with the reason naming the sizes. A vscode-jsonrpc client drives the real server.
  */
@@ -12,11 +12,11 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMessageConnection, type MessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import type { Hover, InlayHint, MarkupContent, PublishDiagnosticsParams } from 'vscode-languageserver';
-import type { PredictionStatusParams } from '../extension/language-server/protocol.js';
-import { cutProgram } from '../model-client/cut.js';
+import type { PredictionStatusParams } from '../lsp/protocol.js';
+import { cutProgram } from '../program-analysis/cut.js';
 import { HAS_EMBEDDED_MODEL } from './fixtures.js';
 
-const BUILT = existsSync('dist/cli/lsp.js') && existsSync('dist/extension/language-server/prediction-worker.js');
+const BUILT = existsSync('dist/cli/lsp.js') && existsSync('dist/lsp/prediction-worker.js');
 const LONG = 240_000;
 
 const FIXTURE = readFileSync(join(import.meta.dirname, 'fixtures', 'long_module.py'), 'utf8');

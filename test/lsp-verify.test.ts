@@ -13,12 +13,12 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMessageConnection, type MessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import type { InlayHint, MarkupContent } from 'vscode-languageserver';
-import { findExampleCalls } from '../extension/language-server/example-calls.js';
-import type { PredictionStatusParams } from '../extension/language-server/protocol.js';
-import type { FunctionInfo } from '../model-client/program-info.js';
+import { findExampleCalls } from '../lsp/example-calls.js';
+import type { PredictionStatusParams } from '../lsp/protocol.js';
+import type { FunctionInfo } from '../program-analysis/program-info.js';
 import { HAS_EMBEDDED_MODEL } from './fixtures.js';
 
-const BUILT = existsSync('dist/cli/lsp.js') && existsSync('dist/extension/language-server/prediction-worker.js');
+const BUILT = existsSync('dist/cli/lsp.js') && existsSync('dist/lsp/prediction-worker.js');
 const LONG = 240_000;
 
 const fn = (name: string): FunctionInfo => ({ name, qualname: name, line: 1, endLine: 3, params: [], callLine: 1, callLocals: [], localNames: [] });

@@ -14,17 +14,17 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CancellationTokenSource, createMessageConnection, type MessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import type { Diagnostic, Hover, InlayHint, MarkupContent, PublishDiagnosticsParams, ShowMessageParams } from 'vscode-languageserver';
-import { exceptionDiagnostic } from '../extension/language-server/diagnostics.js';
-import { findExampleCalls, literalProblem } from '../extension/language-server/example-calls.js';
-import { exampleHover } from '../extension/language-server/hover.js';
-import { inlayHints } from '../extension/language-server/inlay-hints.js';
-import type { PredictedRun, PredictedStep } from '../extension/language-server/predicted-run.js';
-import type { PredictionStatusParams } from '../extension/language-server/protocol.js';
+import { exceptionDiagnostic } from '../lsp/diagnostics.js';
+import { findExampleCalls, literalProblem } from '../lsp/example-calls.js';
+import { exampleHover } from '../lsp/hover.js';
+import { inlayHints } from '../lsp/inlay-hints.js';
+import type { PredictedRun, PredictedStep } from '../lsp/predicted-run.js';
+import type { PredictionStatusParams } from '../lsp/protocol.js';
 import type { State } from '../grammar/state.js';
-import type { FunctionInfo } from '../model-client/program-info.js';
+import type { FunctionInfo } from '../program-analysis/program-info.js';
 import { HAS_EMBEDDED_MODEL } from './fixtures.js';
 
-const BUILT = existsSync('dist/cli/lsp.js') && existsSync('dist/extension/language-server/prediction-worker.js');
+const BUILT = existsSync('dist/cli/lsp.js') && existsSync('dist/lsp/prediction-worker.js');
 // A busy two-core machine: model load, Python helpers and ~100 ms per predicted step.
 const LONG = 180_000;
 

@@ -16,19 +16,19 @@ import { Rng } from '../util/rng.js';
 import { sampleTrajectory } from '../data-pipeline/trajectories.js';
 import { parseFrame } from '../grammar/parse.js';
 import { serializeTrajectory } from '../grammar/serialize.js';
-import type { Action } from '../grammar/state.js';
+import type { Action, State } from '../grammar/state.js';
 import { TOKENS } from '../grammar/tokens.js';
 import { truncateTrajectory } from '../grammar/truncate.js';
 import { decodeFrames, FrameBudgetError, generateGreedy } from '../model-client/decode.js';
-import { EntryError, entryStart } from '../model-client/entry-state.js';
+import { EntryError, entryStart } from '../program-analysis/entry-state.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
 import { loadModelFolder, loadTokenizer } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { PrefixCache } from '../model-client/prefix-cache.js';
 import type { HistoryEntry } from '../model-client/predictor.js';
-import { createInferenceSession, ModelSession } from '../model-client/session.js';
+import { createInferenceSession, ModelSession } from '../model-client/onnx-session.js';
 import { TokenTable } from '../model-client/token-table.js';
-import { OffTraceError, TracerPredictor } from '../model-client/tracer-predictor.js';
+import { OffTraceError, TracerPredictor } from '../evaluation/tracer-predictor.js';
 import { StateTree } from '../state-tree/tree.js';
 import { sourceLines, traceSource } from '../tracer/run-tracer.js';
 import { COUNT_SOURCE, HAS_MODEL, MODEL_DIR, warnWithoutModel } from './fixtures.js';
@@ -388,9 +388,9 @@ describe.runIf(HAS_MODEL)('with the model', () => {
     const shift = edited.split('\n').indexOf('def is_match(c, t):');
     const walk = async (source: string) => {
       const first = await predictor.start(source, entry);
-      if (first.kind !== 'state') return [first.text];
+      if (first.kind !== 'state') return { texts: [first.text], seen: undefined };
       const texts = [first.text];
-      const history = [{ state: first.state }];
+      const history: { state: State; action?: Action }[] = [{ state: first.state }];
       for (let i = 0; i < 3; i++) {
         const next = await predictor.predict(history, { kind: 'step_into' });
         if (next.kind !== 'state') break;

@@ -16,7 +16,7 @@ import { truncateTrajectory } from '../grammar/truncate.js';
 import { decodeFrames, type DecodeOutcome } from '../model-client/decode.js';
 import { lookupDraft, structuralDraft } from '../model-client/draft.js';
 import { assignedNames, guessFrame, valueAssigned } from '../model-client/frame-guess.js';
-import { programInfo } from '../model-client/program-info.js';
+import { programInfo } from '../program-analysis/program-info.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { PrefixCache } from '../model-client/prefix-cache.js';

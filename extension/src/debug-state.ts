@@ -1,6 +1,6 @@
 /**
  * The debug state, forwarded to ndb's language server (`ndb lsp --stdio`, in
- * extension/language-server/) so that it can show the predicted values in the editor: after
+ * lsp/) so that it can show the predicted values in the editor: after
  * each `stopped` event of a neural-python session, the top frame's line, function and locals
  * (stackTrace, scopes, variables; each value's confidence is in the variable's `type`, as
  * `int · 93%`), and the stops before it in that function (the adapter's `ndb/trace`), as the

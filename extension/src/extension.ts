@@ -3,7 +3,7 @@
  *
  * - debug type `neural-python`: launch configurations (configuration.ts), the adapter run as
  *   `node <ndb>/bin/ndb.js dap` (or, with `"ndb.adapter": "inline"`, inside the extension
- *   host from <ndb>/dist/adapter/session.js);
+ *   host from <ndb>/dist/adapter/debug-session.js);
  * - commands: Step Back, Reverse Continue (DAP's own requests: VS Code's toolbar has them
  *   too, as the adapter advertises supportsStepBack), Predict Inputs (`ndb/predictInputs`),
  *   Resample This Step (`ndb/resample`), Show Predicted Trace (`ndb/trace`, trace-view.ts),
@@ -57,7 +57,7 @@ class AdapterFactory implements vscode.DebugAdapterDescriptorFactory {
     if (!existsSync(bin)) throw new Error(`ndb is not built: ${bin} is missing (run npm run build in ${this.root})`);
     if (vscode.workspace.getConfiguration('ndb').get('adapter') === 'inline') {
       // The adapter in this process: ESM, so a real import() (this file is CommonJS).
-      const { NeuralDebugSession } = (await import(pathToFileURL(join(this.root, 'dist', 'adapter', 'session.js')).href)) as {
+      const { NeuralDebugSession } = (await import(pathToFileURL(join(this.root, 'dist', 'adapter', 'debug-session.js')).href)) as {
         NeuralDebugSession: new () => vscode.DebugAdapter;
       };
       log('debug adapter: inline (in the extension host)');

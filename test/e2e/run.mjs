@@ -7,7 +7,7 @@
  * Stack, the hover and the status bar show (structure only: the model's values are its own).
  * Then a long file: test/fixtures/long_module_1k.py (1,064 lines), the second launch
  * configuration picked in the Run and Debug view, F5 on its summarize (line 1039, its callees
- * and constants hundreds of lines above): the model sees a cut of it (model-client/cut.ts),
+ * and constants hundreds of lines above): the model sees a cut of it (program-analysis/cut.ts),
  * the user the file's own line numbers. Screenshots go to test-results/e2e/.
  *
  * Needs (test/e2e/README.md says how to get them offline):

@@ -18,7 +18,7 @@ import { type KvShape, type ModelFolder, ModelFolderError } from './model-folder
 
 export type Provider = 'cpu' | 'cuda';
 
-export interface SessionOptions {
+export interface ModelSessionOptions {
   /** Where to run (default cpu). cuda falls back to cpu, with a warning, when it cannot start. */
   provider?: Provider;
   /** Threads for one operator (ORT's intra-op threads); default: ORT's choice (the cores). */
@@ -59,7 +59,7 @@ function cudaLibraryPresent(): boolean {
 }
 
 /** An ORT session on `path`, on CUDA when asked and possible, else on the CPU. Never throws for a missing GPU. */
-export async function createInferenceSession(path: string, opts: SessionOptions = {}): Promise<{ session: InferenceSession; provider: Provider }> {
+export async function createInferenceSession(path: string, opts: ModelSessionOptions = {}): Promise<{ session: InferenceSession; provider: Provider }> {
   const base: InferenceSession.SessionOptions = {
     graphOptimizationLevel: 'all',
     executionMode: 'sequential',
@@ -138,7 +138,7 @@ export class ModelSession {
     this.fetches = ['logits', ...names.map(([, added]) => added)];
   }
 
-  static async open(folder: ModelFolder, opts: SessionOptions = {}): Promise<ModelSession> {
+  static async open(folder: ModelFolder, opts: ModelSessionOptions = {}): Promise<ModelSession> {
     let opened;
     try {
       opened = await createInferenceSession(folder.onnxPath, opts);

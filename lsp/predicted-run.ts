@@ -7,8 +7,8 @@
  * stop holds the locals *before* its line runs, so what a line did is read at the next stop
  * of the same frame: `n = 1` beside `n += 1` is the value after it, as a reader expects.
  */
-import type { Exit, State } from '../../grammar/state.js';
-import type { Origin } from '../../model-client/predictor.js';
+import type { Exit, State } from '../grammar/state.js';
+import type { Origin } from '../model-client/predictor.js';
 
 export interface PredictedStep {
   state: State;

@@ -1,17 +1,18 @@
 /**
  * Soundness of the control-flow constraint against a real run: every state the state tree's
  * moves reach (state-tree/tree.ts), written as the model would write it, must pass the frame
- * constraint with the program's control flow (control-flow.ts). Used by the tests and by
- * `node dist/model-client/control-flow-check.js N` (the README's figure).
+ * constraint with the program's control flow (program-analysis/control-flow.ts). Used by `ndb eval states` (impossibleMove: the
+ * impossible stops it counts) and by test/control-flow.test.ts (checkTree on every move of
+ * real runs; NDB_SOUNDNESS_PROGRAMS=N runs the README's figure).
  */
 import { serializeExit, serializeFrame } from '../grammar/serialize.js';
 import type { Action, Exit, State } from '../grammar/state.js';
 import { TOKEN_PATTERN, TOKENS } from '../grammar/tokens.js';
 import { truncateRepr, truncateState } from '../grammar/truncate.js';
 import { StateTree } from '../state-tree/tree.js';
-import type { ControlFlow } from './control-flow.js';
-import { FrameConstraint, type FrameRules } from './frame-constraint.js';
-import { FrameNames } from './loc-constraint.js';
+import type { ControlFlow } from '../program-analysis/control-flow.js';
+import { FrameConstraint, type FrameRules } from '../model-client/frame-constraint.js';
+import { FrameNames } from '../model-client/loc-constraint.js';
 
 /** Feeds a frame's text: each special token alone, each payload whole. */
 export function feedText(c: FrameConstraint, text: string): boolean {

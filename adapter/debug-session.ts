@@ -22,14 +22,14 @@ import { basename, resolve } from 'node:path';
 import { BreakpointEvent, DebugSession, Event, ExitedEvent, InitializedEvent, InvalidatedEvent, OutputEvent, ProgressEndEvent, ProgressStartEvent, ProgressUpdateEvent, Response, Source, StoppedEvent, TerminatedEvent, Thread } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { z } from 'zod';
-import { EntryError } from '../model-client/entry-state.js';
+import { EntryError } from '../program-analysis/entry-state.js';
 import { FrameBudgetError } from '../model-client/decode.js';
 import { ModelFolderError } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { defaultModelDir } from '../model-client/model-folder.js';
 import { PartialFrameDecoder } from '../model-client/partial-frame.js';
 import type { PredictionStats, Predictor } from '../model-client/predictor.js';
-import { ContextOverflowError } from '../model-client/session.js';
+import { ContextOverflowError } from '../model-client/onnx-session.js';
 import { TraceFailure } from '../tracer/run-tracer.js';
 import { EvalError, evaluateExpression, valueRepr } from './evaluate.js';
 import { loadPredictor, ModelNotFoundError, type PredictorChoice } from './load-predictor.js';
@@ -42,7 +42,7 @@ import { provenanceLabel, VariablesView } from './variables-view.js';
 /**
  * `args`: one string of Python literals, or a debugpy-style list of strings, each one Python
  * literal, joined as the call's arguments (`["'berry'", "'r'"]` is `'berry', 'r'`). Whether
- * each is a literal is checked where the call is bound (model-client/entry-state.ts); a
+ * each is a literal is checked where the call is bound (program-analysis/entry-state.ts); a
  * command-line flag is refused here, since nothing runs the program to read it.
  */
 const ArgsSchema = z.unknown().transform((value, ctx): string => {
@@ -132,7 +132,7 @@ const USER_ERRORS = [RuntimeError, EntryError, ModelNotFoundError, ModelFolderEr
 /** A predictor the session opened and releases; the frame completion in hovers needs a NeuralPredictor itself. */
 export type LoadedPredictor = Predictor & { release(): Promise<void> };
 
-export interface SessionOptions {
+export interface DebugSessionOptions {
   /** How a model is opened (default: load-predictor.ts); bench/ opens its baselines through it. */
   loadPredictor?: (choice: PredictorChoice) => Promise<LoadedPredictor>;
   /**
@@ -176,7 +176,7 @@ export class NeuralDebugSession extends DebugSession {
   /** The launches, one after the other. */
   private launchQueue: Promise<void> = Promise.resolve();
 
-  constructor(private readonly options: SessionOptions = {}) {
+  constructor(private readonly options: DebugSessionOptions = {}) {
     super();
     this.setDebuggerLinesStartAt1(true);
     this.setDebuggerColumnsStartAt1(true);

@@ -23,7 +23,6 @@
 import { z } from 'zod';
 import type { Action, Event, Frame, State } from '../grammar/state.js';
 import { helperPath, runPythonHelper } from '../tracer/python-helper.js';
-import { writesOwnReprs } from './repr-constraint.js';
 
 const FrameFlowSchema = z.object({
   lines: z.array(z.number().int()),
@@ -325,4 +324,9 @@ export class ControlFlow {
 /** Whether a head has no location at all (so the head itself cannot come). */
 export function headImpossible(h: HeadLanding | undefined): boolean {
   return h !== undefined && h.bare !== undefined && h.bare.size === 0 && h.stacks !== undefined && h.stacks.size === 0;
+}
+
+/** Whether the program may write reprs of its own (a `__repr__` anywhere in its text). */
+export function writesOwnReprs(program: string): boolean {
+  return program.includes('__repr__');
 }

@@ -2,7 +2,9 @@
  * Ground truth as a Predictor: runs the program under the real tracer (tracer/) and answers
  * with the state tree's moves (state-tree/).
  *
- * FOR TESTS, EVALUATION AND THE OPT-IN VERIFY MODE ONLY. It runs the user's program, which
+ * FOR TESTS AND EVALUATION ONLY (the evaluation's `sameState`; the tests drive the runtime
+ * with it, where every state must be known; verify mode compares with the real run through
+ * adapter/verifier.ts, not this). It runs the user's program, which
  * the neural debugger never does, and it must never be used to stand in for a neural
  * prediction: whatever it returns is labelled origin 'tracer', and a debugger that shows
  * it shows the real run, not the model's.
@@ -16,9 +18,9 @@ import type { Action, Direction, Exit, ForwardAction, InverseAction, Locals, Sta
 import { truncateRepr, truncateState } from '../grammar/truncate.js';
 import { StateTree } from '../state-tree/tree.js';
 import { traceSource } from '../tracer/run-tracer.js';
-import { CERTAIN_EXIT, CERTAIN_STATE } from './confidence.js';
-import type { Entry } from './entry-state.js';
-import { type HistoryEntry, historySteps, type Prediction, type Predictor } from './predictor.js';
+import { CERTAIN_EXIT, CERTAIN_STATE } from '../model-client/confidence.js';
+import type { Entry } from '../program-analysis/entry-state.js';
+import { type HistoryEntry, historySteps, type Prediction, type Predictor } from '../model-client/predictor.js';
 
 /** A place in the tree: a forward node, or a position in inverse order. */
 type Position = { order: 'forward'; node: number } | { order: 'inverse'; pos: number };

@@ -2,8 +2,8 @@
 """The call state of a debugging session's entry, from the user's input alone: no line of the
 program runs.
 
-    python3 model-client/call_frame.py --entry=NAME --args='PY LITERALS' < PROGRAM
-    python3 model-client/call_frame.py --entry=NAME --infer < PROGRAM
+    python3 program-analysis/call_frame.py --entry=NAME --args='PY LITERALS' < PROGRAM
+    python3 program-analysis/call_frame.py --entry=NAME --infer < PROGRAM
 
 With --infer there are no arguments: every parameter's value is left unknown (null), for the
 model to propose (the debugger's "infer arguments").

@@ -15,12 +15,12 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadPredictor } from '../../adapter/load-predictor.js';
-import { NeuralRuntime, RuntimeError } from '../../adapter/runtime.js';
-import type { Stop } from '../../adapter/timeline.js';
-import { EntryError } from '../../model-client/entry-state.js';
-import type { NeuralPredictor } from '../../model-client/neural-predictor.js';
-import { ContextOverflowError } from '../../model-client/session.js';
+import { loadPredictor } from '../adapter/load-predictor.js';
+import { NeuralRuntime, RuntimeError } from '../adapter/runtime.js';
+import type { Stop } from '../adapter/timeline.js';
+import { EntryError } from '../program-analysis/entry-state.js';
+import type { NeuralPredictor } from '../model-client/neural-predictor.js';
+import { ContextOverflowError } from '../model-client/onnx-session.js';
 import type { PredictedStep } from './predicted-run.js';
 import type { FromWorker, PredictJob, ToWorker, WorkerOptions } from './worker-protocol.js';
 

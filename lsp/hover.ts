@@ -10,7 +10,7 @@
  * A line's value is the one after the line ran (see predicted-run.ts); a parameter's is the
  * one the call gave it.
  */
-import type { FunctionInfo } from '../../model-client/program-info.js';
+import type { FunctionInfo } from '../program-analysis/program-info.js';
 import { confidenceLabel, describeEnd, executions, type PredictedRun, shorten } from './predicted-run.js';
 
 const IDENTIFIER = /[A-Za-z0-9_]/;

@@ -4,13 +4,13 @@
  *
  * A new version replaces the old one at once (the old one is marked stale and its jobs are
  * cancelled in the worker), so nothing computed for an old text reaches the editor. The new
- * version's analysis (program-info.py, a Python subprocess) waits for a pause in typing.
+ * version's analysis (program-analysis/program-info.py, a Python subprocess) waits for a pause in typing.
  *
  * The cache is keyed by the text, not the version number: undoing an edit, or reopening a
  * file, finds the runs already predicted for that exact text.
  */
 import { createHash } from 'node:crypto';
-import { type ProgramInfo, programInfo } from '../../model-client/program-info.js';
+import { type ProgramInfo, programInfo } from '../program-analysis/program-info.js';
 import { type ExampleCall, findExampleCalls, type SkippedCall } from './example-calls.js';
 import type { JobHandle, Outcome, PredictionClient } from './prediction-client.js';
 import { describeEnd, type PredictedRun } from './predicted-run.js';

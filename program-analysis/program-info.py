@@ -2,7 +2,7 @@
 """What a debugger needs to know about a program before it runs, from compile() and ast alone:
 no line of the program runs.
 
-    python3 model-client/program-info.py < PROGRAM
+    python3 program-analysis/program-info.py < PROGRAM
 
 The executable lines are where a breakpoint can hit: the lines that carry bytecode in the
 module's code object or any code object nested in it (functions, classes, lambdas,

@@ -11,12 +11,12 @@
  * the model predicts a run from the program text and the arguments' values, so an argument
  * that needs code to run has no value to give it.
  *
- * Only lines are scanned here (no Python): the function list comes from program-info.py.
+ * Only lines are scanned here (no Python): the function list comes from program-analysis/program-info.py.
  * The literal check is a quick first pass that catches names and calls with a precise
- * message; the arguments' parse by Python itself (call_frame.py, when the run starts) has
+ * message; the arguments' parse by Python itself (program-analysis/call_frame.py, when the run starts) has
  * the last word.
  */
-import type { FunctionInfo } from '../../model-client/program-info.js';
+import type { FunctionInfo } from '../program-analysis/program-info.js';
 
 export interface ExampleCall {
   /** The function to call (a top-level function of the file). */

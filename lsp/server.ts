@@ -28,7 +28,7 @@ import {
   TextDocumentSyncKind,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { functionAt } from '../../model-client/program-info.js';
+import { functionAt } from '../program-analysis/program-info.js';
 import { exceptionDiagnostic, lineRange, skippedDiagnostic } from './diagnostics.js';
 import { type DocumentPredictions, Predictions, type Slot } from './document-predictions.js';
 import { exampleHover, wordAt } from './hover.js';

@@ -2,7 +2,7 @@
 """Where a frame of the program can stop, and where it can go next, from compile() alone: no
 line of the program runs.
 
-    python3 model-client/control_flow.py < PROGRAM
+    python3 program-analysis/control_flow.py < PROGRAM
 
 For every code object compiled from the program (the module, each function, class body,
 lambda, comprehension), grouped by co_name (the name the tracer gives its frames):

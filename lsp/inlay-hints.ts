@@ -33,7 +33,7 @@ function summarize(run: PredictedRun): Map<number, LineSummary> {
 /**
  * The hints for the lines of `range` (0-based), from the runs in document order. `lines`
  * are the document's lines: a hint sits at the end of its line. `executable`: the 1-based
- * lines a run can stop on (program-info.py), when known.
+ * lines a run can stop on (program-analysis/program-info.py), when known.
  */
 export function inlayHints(runs: readonly PredictedRun[], lines: readonly string[], range: Range, executable?: ReadonlySet<number>): InlayHint[] {
   const hints = new Map<number, InlayHint>();

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The pieces of a program and what an entry can reach by name, from ast alone: no line of
-the program runs. model-client/cut.ts assembles the cut the model sees from this answer.
+the program runs. program-analysis/cut.ts assembles the cut the model sees from this answer.
 
-    python3 model-client/cut.py --entry=NAME < PROGRAM     (NAME: `f` or `Class.method`)
-    python3 model-client/cut.py < PROGRAM                  (the module's top level)
+    python3 program-analysis/cut.py --entry=NAME < PROGRAM     (NAME: `f` or `Class.method`)
+    python3 program-analysis/cut.py < PROGRAM                  (the module's top level)
 
 A unit is one top-level statement (a def, a class header, an import, an assignment, any
 other statement) or one statement of a top-level class's body (a method, a class-level

@@ -12,7 +12,7 @@
  * are recomputed when the file changes.
  */
 import { type InlayHint, MarkupKind, type Range } from 'vscode-languageserver';
-import { type CallCase, compareValues, exceptionName, readCases } from '../../evaluation/verify.js';
+import { type CallCase, compareValues, exceptionName, readCases } from '../evaluation/verify.js';
 import type { DocumentPredictions } from './document-predictions.js';
 import { type PredictedRun, shorten } from './predicted-run.js';
 
