@@ -28,8 +28,9 @@ import { ModelFolderError } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { defaultModelDir } from '../model-client/model-folder.js';
 import { PartialFrameDecoder } from '../model-client/partial-frame.js';
-import type { PredictionStats, Predictor } from '../model-client/predictor.js';
+import type { Predictor } from '../model-client/predictor.js';
 import { ContextOverflowError } from '../model-client/onnx-session.js';
+import { NDB_EVENTS_FLAG, type NdbStopInfo, PREDICT_INPUTS_REQUEST, type PredictInputsArguments, RESAMPLE_REQUEST, STATS_EVENT, type StatsEventBody, TRACE_REQUEST } from '../protocol/dap.js';
 import { TraceFailure } from '../tracer/run-tracer.js';
 import { EvalError, evaluateExpression, valueRepr } from './evaluate.js';
 import { loadPredictor, ModelNotFoundError, type PredictorChoice } from './load-predictor.js';
@@ -73,7 +74,7 @@ export const LaunchArgsSchema = z
     /** Accepted from Python configurations and ignored (with a note): nothing runs the program. */
     env: z.record(z.unknown(), { invalid_type_error: 'env must be an object of variables' }).optional(),
     /** Send ndb's own events (`ndb/stats`); ndb's VS Code extension asks for them. */
-    ndbEvents: z.boolean().optional(),
+    [NDB_EVENTS_FLAG]: z.boolean().optional(),
     entry: z.string().min(1).optional(),
     args: ArgsSchema.optional(),
     inferArgs: z.boolean().optional(),
@@ -90,15 +91,6 @@ export const LaunchArgsSchema = z
   // VS Code adds its own fields (type, request, name, __sessionId, …).
   .passthrough();
 export type LaunchArgs = z.infer<typeof LaunchArgsSchema>;
-
-/** The `ndb` field of a stopped event's body. */
-export interface NdbStopInfo {
-  prefetched?: boolean;
-  replayed?: boolean;
-  /** The predicted end of the run (DAP has no stop reason for it). */
-  end?: boolean;
-  stats?: PredictionStats;
-}
 
 /** A Python run has one thread here: the model predicts the main thread only. */
 const THREAD_ID = 1;
@@ -263,7 +255,7 @@ export class NeuralDebugSession extends DebugSession {
   protected override initializeRequest(response: DebugProtocol.InitializeResponse, args: DebugProtocol.InitializeRequestArguments): void {
     this.clientShowsProgress = args.supportsProgressReporting === true;
     this.clientHandlesInvalidated = args.supportsInvalidatedEvent === true;
-    this.clientWantsNdbEvents = (args as { ndbEvents?: unknown }).ndbEvents === true;
+    this.clientWantsNdbEvents = (args as unknown as Record<string, unknown>)[NDB_EVENTS_FLAG] === true;
     response.body = {
       supportsConfigurationDoneRequest: true,
       supportsStepBack: true,
@@ -716,27 +708,29 @@ export class NeuralDebugSession extends DebugSession {
     const m = this.launchedModel;
     // Only to clients that asked: others log each unknown event ("No message handler for ndb/stats").
     if (!m || !this.clientWantsNdbEvents) return;
-    this.sendEvent(new Event('ndb/stats', { model: m.label, device: m.device, milliseconds: event.stats?.milliseconds ?? null, ...(event.prefetched ? { prefetched: true } : {}), ...(event.replayed ? { replayed: true } : {}) }));
+    const body: StatsEventBody = { model: m.label, device: m.device, milliseconds: event.stats?.milliseconds ?? null, ...(event.prefetched ? { prefetched: true } : {}), ...(event.replayed ? { replayed: true } : {}) };
+    this.sendEvent(new Event(STATS_EVENT, body));
   }
 
   /**
-   * `ndb/predictInputs` {value}: the entry's arguments for a return value (a Python
-   * expression); `ndb/resample`: predict the current stop again; `ndb/trace`: the timeline.
+   * ndb's requests (protocol/dap.ts): `ndb/predictInputs` {value}: the entry's arguments for
+   * a return value (a Python expression); `ndb/resample`: predict the current stop again;
+   * `ndb/trace`: the timeline.
    */
   protected override customRequest(command: string, response: DebugProtocol.Response, args: unknown): void {
-    const a = (args ?? {}) as Record<string, unknown>;
+    const a = (args ?? {}) as Partial<Record<keyof PredictInputsArguments, unknown>>;
     switch (command) {
-      case 'ndb/predictInputs':
+      case PREDICT_INPUTS_REQUEST:
         return void this.handle(response, async () => {
-          if (typeof a.value !== 'string' || a.value.trim() === '') throw new RuntimeError('ndb/predictInputs needs a value: the return value, as a Python expression');
+          if (typeof a.value !== 'string' || a.value.trim() === '') throw new RuntimeError(`${PREDICT_INPUTS_REQUEST} needs a value: the return value, as a Python expression`);
           const runtime = this.requireRuntime();
           const repr = await valueRepr(a.value, {});
           response.body = await runtime.predictInputs(repr, await this.frameCompleter());
           this.sendResponse(response);
         });
-      case 'ndb/resample':
+      case RESAMPLE_REQUEST:
         return this.step(response, (rt) => rt.resample());
-      case 'ndb/trace':
+      case TRACE_REQUEST:
         return void this.handle(response, async () => {
           response.body = this.requireRuntime().predictedTrace();
           this.sendResponse(response);

@@ -8,6 +8,7 @@
  * their own). The launch configuration's own fields are LaunchArgsSchema's (debug-session.ts).
  */
 import { z } from 'zod';
+import { NDB_EVENTS_FLAG, PREDICT_INPUTS_REQUEST, RESAMPLE_REQUEST, TRACE_REQUEST } from '../protocol/dap.js';
 
 /** Expressions and new values: longer text is no hover (the evaluator caps it again). */
 const MAX_EXPRESSION = 20_000;
@@ -32,8 +33,8 @@ export const REQUEST_ARGUMENTS: Record<string, z.ZodTypeAny> = {
     pathFormat: z.string().optional(),
     supportsProgressReporting: z.boolean().optional(),
     supportsInvalidatedEvent: z.boolean().optional(),
-    /** ndb's own: send ndb's custom events (`ndb/stats`) to this client. */
-    ndbEvents: z.boolean().optional(),
+    /** ndb's own (protocol/dap.ts, NDB_EVENTS_FLAG): send ndb's custom events (`ndb/stats`) to this client. */
+    [NDB_EVENTS_FLAG]: z.boolean().optional(),
   }),
   launch: obj({ token: z.string().optional() }),
   attach: optional({ token: z.string().optional() }),
@@ -64,9 +65,9 @@ export const REQUEST_ARGUMENTS: Record<string, z.ZodTypeAny> = {
   setVariable: obj({ variablesReference: int, name: z.string().max(1_000), value: z.string().max(MAX_EXPRESSION) }),
   exceptionInfo: thread,
   cancel: optional({ requestId: int.optional(), progressId: z.string().optional() }),
-  'ndb/predictInputs': obj({ value: z.string().max(MAX_EXPRESSION) }),
-  'ndb/resample': optional({}),
-  'ndb/trace': optional({}),
+  [PREDICT_INPUTS_REQUEST]: obj({ value: z.string().max(MAX_EXPRESSION) }),
+  [RESAMPLE_REQUEST]: optional({}),
+  [TRACE_REQUEST]: optional({}),
 };
 
 /** Any other request: its arguments, if any, are an object (the base class's handlers read fields of it). */

@@ -41,6 +41,7 @@ import { DecodeAbortedError } from '../model-client/decode.js';
 import type { Entry } from '../program-analysis/entry-state.js';
 import type { Prediction, PredictionStats, PredictOptions, Predictor } from '../model-client/predictor.js';
 import { programInfo, type ProgramInfo } from '../program-analysis/program-info.js';
+import type { PredictedInputs, PredictedTrace, TraceStep } from '../protocol/dap.js';
 import { guessable, historyKey, newCounters, PREFETCH_ACTIONS, type PrefetchCounters, tried, validGuess } from './prefetch.js';
 import { type End, RuntimeError, type Stop, Timeline } from './timeline.js';
 import { readPythonSource } from './read-source.js';
@@ -914,40 +915,3 @@ export function summarize(v: Verification): string {
 
 /** Completes a frame whose text starts with `start` (model-client/partial-frame.ts's PartialFrameDecoder.complete). */
 export type CompleteFrame = (program: string, direction: 'inverse', start: string) => Promise<{ state: State; startLogprob: number }>;
-
-/** What `predictInputs` found: the entry's arguments for a return value. */
-export interface PredictedInputs {
-  function: string;
-  value: string;
-  /** The return line the call was inferred from. */
-  returnLine: number;
-  /** The call frame's parameters as a positional argument list, e.g. `'berry', 'r'`. */
-  args: string;
-  locals: Record<string, string>;
-  confidence: Record<string, number>;
-  stats?: PredictionStats;
-}
-
-export interface TraceStep {
-  index: number;
-  event: State['event'];
-  line: number;
-  function: string;
-  depth: number;
-  source: string;
-  locals: Record<string, string>;
-  /** Locals new or different since the stop before in the same frame (all, after a frame change). */
-  changed: string[];
-  confidence: Record<string, number>;
-  value?: string;
-  origin: string;
-  /** The action taken from this stop to the next. */
-  action?: string;
-  current: boolean;
-}
-
-export interface PredictedTrace {
-  program: string;
-  steps: TraceStep[];
-  end: { exit: string; confidence: number; current: boolean } | null;
-}

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import type { NdbStopInfo } from '../adapter/debug-session.js';
+import type { NdbStopInfo } from '../protocol/dap.js';
 import { type EventLoopDelay, readEventLoop } from './event-loop.js';
 import type { BenchProgram } from './programs.js';
 

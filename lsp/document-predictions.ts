@@ -14,7 +14,7 @@ import { type ProgramInfo, programInfo } from '../program-analysis/program-info.
 import { type ExampleCall, findExampleCalls, type SkippedCall } from './example-calls.js';
 import type { JobHandle, Outcome, PredictionClient } from './prediction-client.js';
 import { describeEnd, type PredictedRun } from './predicted-run.js';
-import type { PredictionStatus } from './protocol.js';
+import type { PredictionStatus } from '../protocol/lsp.js';
 
 export interface Slot {
   call: ExampleCall;

@@ -10,7 +10,7 @@
  * line, so its callee's stops do not count). A call stop on the `def` line brings the
  * arguments. Only the innermost frame's function is shown, as its stops are the history.
  */
-import type { DebugHistoryEntry, DebugStop } from './protocol.js';
+import type { DebugHistoryEntry, DebugStop } from '../protocol/lsp.js';
 import { shorten } from './predicted-run.js';
 
 /** A value's confidence below this is shown beside it. */

@@ -36,7 +36,7 @@ import { inlayHints } from './inlay-hints.js';
 import { debugInlineValues } from './inline-values.js';
 import { verdictHints } from './verdict-hints.js';
 import { PredictionClient } from './prediction-client.js';
-import { DEBUG_STATE_NOTIFICATION, type DebugStateParams, PREDICTION_STATUS_NOTIFICATION, type PredictionStatusParams } from './protocol.js';
+import { DEBUG_STATE_NOTIFICATION, type DebugStateParams, PREDICTION_STATUS_NOTIFICATION, type PredictionStatusParams } from '../protocol/lsp.js';
 import { DebugSessions, sessionHover } from './session-state.js';
 
 export interface ServerOptions {

@@ -4,7 +4,7 @@
  * matters more than the example run's.
  */
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { DebugStateParams, DebugStop, DebugHistoryEntry } from './protocol.js';
+import type { DebugStateParams, DebugStop, DebugHistoryEntry } from '../protocol/lsp.js';
 import { shorten } from './predicted-run.js';
 
 interface SessionState {

@@ -9,6 +9,7 @@ import type { Action, Direction, Exit, State } from '../grammar/state.js';
 import type { ExitConfidence, StateConfidence } from './confidence.js';
 import type { ProgramCut } from '../program-analysis/cut.js';
 import type { Entry } from '../program-analysis/entry-state.js';
+import type { PredictionStats } from '../protocol/dap.js';
 
 /**
  * Where a prediction comes from: the model, the user's input (the entry's call state, see
@@ -28,21 +29,8 @@ export interface Vote {
   distinct: number;
 }
 
-export interface PredictionStats {
-  /** Tokens of the prompt (program and history). */
-  promptTokens: number;
-  /** Prompt tokens run through the model for this prediction (the rest came from the cache). */
-  prefilledTokens: number;
-  /** Tokens of the chosen frame, chosen by the model. */
-  sampledTokens: number;
-  /** Tokens of the chosen frame that the grammar fixed (source lines, separators). */
-  forcedTokens: number;
-  milliseconds: number;
-  /** Forward passes of the model this prediction ran (prompt and frame; the model only). */
-  forwardPasses?: number;
-  /** Every frame of the first try ran out of tokens (the model looped); this one is from sampled retries. */
-  fallback?: boolean;
-}
+/** How much work a prediction was: defined with the wire types (protocol/dap.ts), since stopped events and Predict Inputs carry it to clients. */
+export type { PredictionStats };
 
 interface PredictionBase {
   origin: Origin;

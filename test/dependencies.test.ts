@@ -59,4 +59,14 @@ describe('dependencies between folders', () => {
   it('the shared utilities (util/) import nothing of the project', () => {
     for (const file of sources('util')) expect(importsOf(file).files).toEqual([]);
   });
+
+  it('the wire types (protocol/) import nothing at all, so that the extension\'s own build compiles them too', () => {
+    for (const file of sources('protocol')) expect(importsOf(file)).toEqual({ files: [], packages: [] });
+  });
+
+  it('the VS Code extension (extension/src/) reaches nothing of ndb but protocol/ (it talks to ndb over DAP and LSP)', () => {
+    const { files } = reach(sources('extension/src'));
+    expect([...files].filter((f) => !f.startsWith('extension/src/') && !f.startsWith('protocol/'))).toEqual([]);
+    expect([...files].some((f) => f.startsWith('protocol/'))).toBe(true);
+  });
 });

@@ -7,10 +7,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LaunchArgsSchema } from '../adapter/debug-session.js';
+import { NDB_EVENTS_FLAG } from '../protocol/dap.js';
 import { ROOT } from './fixtures.js';
 
 /** Set by the extension for every session (configuration.ts), never written by a user. */
-const SET_BY_THE_EXTENSION = ['ndbEvents'];
+const SET_BY_THE_EXTENSION: string[] = [NDB_EVENTS_FLAG];
 
 describe('the launch configuration', () => {
   it("extension/package.json's launch schema and the session's zod schema list the same attributes", () => {

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMessageConnection, type MessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import type { Hover, InlayHint, MarkupContent, PublishDiagnosticsParams } from 'vscode-languageserver';
-import type { PredictionStatusParams } from '../lsp/protocol.js';
+import type { PredictionStatusParams } from '../protocol/lsp.js';
 import { cutProgram } from '../program-analysis/cut.js';
 import { HAS_EMBEDDED_MODEL } from './fixtures.js';
 

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMessageConnection, type MessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import type { InlayHint, MarkupContent } from 'vscode-languageserver';
 import { findExampleCalls } from '../lsp/example-calls.js';
-import type { PredictionStatusParams } from '../lsp/protocol.js';
+import type { PredictionStatusParams } from '../protocol/lsp.js';
 import type { FunctionInfo } from '../program-analysis/program-info.js';
 import { HAS_EMBEDDED_MODEL } from './fixtures.js';
 

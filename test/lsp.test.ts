@@ -19,7 +19,7 @@ import { findExampleCalls, literalProblem } from '../lsp/example-calls.js';
 import { exampleHover } from '../lsp/hover.js';
 import { inlayHints } from '../lsp/inlay-hints.js';
 import type { PredictedRun, PredictedStep } from '../lsp/predicted-run.js';
-import type { PredictionStatusParams } from '../lsp/protocol.js';
+import type { PredictionStatusParams } from '../protocol/lsp.js';
 import type { State } from '../grammar/state.js';
 import type { FunctionInfo } from '../program-analysis/program-info.js';
 import { HAS_EMBEDDED_MODEL } from './fixtures.js';

@@ -4,6 +4,7 @@
  * runs, so that it installs and works with no network:
  *
  *   out/extension.js        the extension client, bundled by esbuild with vscode-languageclient
+ *                           and the wire types of ../protocol/ (scripts/bundle.mjs)
  *   ndb/                    the ndb package the adapter and the language server run from:
  *     package.json bin/ dist/ (compiled, no tests or benchmarks) the Python helpers
  *     models/default/       the embedded model
@@ -25,6 +26,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { bundleExtension } from './bundle.mjs';
 
 const EXT = dirname(dirname(fileURLToPath(import.meta.url)));
 const ROOT = dirname(EXT);
@@ -62,7 +64,7 @@ function run(cmd, args, cwd = ROOT) {
 if (!values['no-build']) {
   step('tsc (ndb)');
   run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json']);
-  step('tsc (extension)');
+  step('tsc (extension: type-check; esbuild bundles it below)');
   run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(EXT, 'tsconfig.json')]);
 }
 
@@ -70,17 +72,7 @@ rmSync(STAGE, { recursive: true, force: true });
 mkdirSync(join(STAGE, 'out'), { recursive: true });
 
 step('bundle the extension client (esbuild)');
-const esbuild = require('esbuild');
-await esbuild.build({
-  entryPoints: [join(EXT, 'out', 'extension.js')],
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  external: ['vscode'],
-  outfile: join(STAGE, 'out', 'extension.js'),
-  logLevel: 'warning',
-});
+await bundleExtension(join(STAGE, 'out', 'extension.js'));
 
 // ---- the extension -----------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@
  * gets the `ndb.*` settings for what it leaves out.
  */
 import * as vscode from 'vscode';
+import { NDB_EVENTS_FLAG } from '../../protocol/dap.js';
 import { functionAt, type PyFunction, pythonFunctions } from './python-functions.js';
 
 export const DEBUG_TYPE = 'neural-python';
@@ -42,7 +43,7 @@ export class NeuralConfigurationProvider implements vscode.DebugConfigurationPro
    * status bar), which the adapter sends only to clients that ask.
    */
   resolveDebugConfigurationWithSubstitutedVariables(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration {
-    return { ...withSettings(config, vscode.workspace.getConfiguration('ndb', folder?.uri)), ndbEvents: true };
+    return { ...withSettings(config, vscode.workspace.getConfiguration('ndb', folder?.uri)), [NDB_EVENTS_FLAG]: true };
   }
 
   /** A configuration for the editor's file: the function under the cursor (or one picked), its arguments asked. */

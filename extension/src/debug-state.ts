@@ -1,19 +1,17 @@
 /**
- * The debug state, forwarded to ndb's language server (`ndb lsp --stdio`, in
- * lsp/) so that it can show the predicted values in the editor: after
- * each `stopped` event of a neural-python session, the top frame's line, function and locals
- * (stackTrace, scopes, variables; each value's confidence is in the variable's `type`, as
- * `int · 93%`), and the stops before it in that function (the adapter's `ndb/trace`), as the
- * `ndb/debugState` notification; null when the session ends.
+ * The debug state, forwarded to ndb's language server (`ndb lsp --stdio`, lsp/ in the ndb
+ * package) so that it can show the predicted values in the editor: after each `stopped`
+ * event of a neural-python session, the top frame's line, function and locals (stackTrace,
+ * scopes, variables; each value's confidence is in the variable's `type`, as `int · 93%`),
+ * and the stops before it in that function (the adapter's `ndb/trace`), as the
+ * `ndb/debugState` notification (protocol/lsp.ts); null when the session ends.
  */
 import * as vscode from 'vscode';
-import type { PredictedTrace } from './trace-view.js';
+import { type PredictedTrace, TRACE_REQUEST } from '../../protocol/dap.js';
+import type { DebugState as DebugStateParams, DebugStop } from '../../protocol/lsp.js';
 
-export interface DebugState {
-  uri: string;
-  stop: { line: number; function: string; locals: Record<string, { value: string; confidence: number }> };
-  history: { line: number; locals: Record<string, string> }[];
-}
+/** The state this extension sends: always with a stop (the end of a session is null). */
+export type DebugState = DebugStateParams & { stop: DebugStop };
 
 export type SendState = (state: DebugState | null) => void;
 
@@ -37,7 +35,7 @@ export async function queryDebugState(session: vscode.DebugSession, threadId = 1
   }
   let history: DebugState['history'] = [];
   try {
-    const timeline = (await session.customRequest('ndb/trace')) as PredictedTrace;
+    const timeline = (await session.customRequest(TRACE_REQUEST)) as PredictedTrace;
     const current = timeline.steps.findIndex((s) => s.current);
     const upTo = current < 0 ? timeline.steps.length : current;
     history = timeline.steps

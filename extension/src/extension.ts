@@ -24,8 +24,10 @@ import { pathToFileURL } from 'node:url';
 import * as vscode from 'vscode';
 import { LanguageClient, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node.js';
 import { DEBUG_TYPE, NeuralConfigurationProvider } from './configuration.js';
+import { type PredictedInputs, type PredictedTrace, PREDICT_INPUTS_REQUEST, RESAMPLE_REQUEST, STATS_EVENT, type StatsEventBody, TRACE_REQUEST } from '../../protocol/dap.js';
+import { DEBUG_STATE_NOTIFICATION, type DebugStateParams } from '../../protocol/lsp.js';
 import { type DebugState, DebugStateTrackers } from './debug-state.js';
-import { type PredictedTrace, TRACE_SCHEME, TraceDocuments } from './trace-view.js';
+import { TRACE_SCHEME, TraceDocuments } from './trace-view.js';
 import { type VerifyItem, verifyItems, type VerifyJson, verifySummary } from './verify-items.js';
 
 let client: LanguageClient | undefined;
@@ -90,7 +92,7 @@ class StatusItem {
   }
 
   /** After each stop: its prediction time; a stop shown again (replayed) keeps the last one's. */
-  stats(body: { model: string; device: string; milliseconds: number | null; replayed?: boolean; prefetched?: boolean }): void {
+  stats(body: StatsEventBody): void {
     if (body.milliseconds !== null) this.lastMs = body.milliseconds;
     const note = body.replayed ? 'this stop was replayed from the timeline' : body.prefetched ? 'this stop was predicted in the background' : body.milliseconds === null ? 'this stop came from your input' : undefined;
     this.set(body.model, body.device, this.lastMs, note);
@@ -130,15 +132,6 @@ async function request<T>(session: vscode.DebugSession, command: string, args?: 
   }
 }
 
-interface PredictedInputs {
-  function: string;
-  value: string;
-  returnLine: number;
-  args: string;
-  locals: Record<string, string>;
-  confidence: Record<string, number>;
-}
-
 async function predictInputs(): Promise<void> {
   const session = neuralSession();
   if (!session) return;
@@ -155,7 +148,7 @@ async function predictInputs(): Promise<void> {
   });
   if (!value) return;
   const found = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Predicting the arguments of ${entry} for ${value}…` }, () =>
-    request<PredictedInputs>(session, 'ndb/predictInputs', { value }),
+    request<PredictedInputs>(session, PREDICT_INPUTS_REQUEST, { value }),
   );
   if (!found) return;
   const detail = Object.entries(found.locals)
@@ -257,8 +250,9 @@ const stateTrackers = new DebugStateTrackers(sendState, log);
 
 function sendState(state: DebugState | null): void {
   if (!client?.isRunning()) return;
-  log(state ? `ndb/debugState: ${state.stop.function}:${state.stop.line}, ${Object.keys(state.stop.locals).length} locals, ${state.history.length} earlier stops` : 'ndb/debugState: null (the session ended)');
-  void client.sendNotification('ndb/debugState', state).catch((err: unknown) => log(`ndb/debugState: ${String(err)}`));
+  log(state ? `${DEBUG_STATE_NOTIFICATION}: ${state.stop.function}:${state.stop.line}, ${Object.keys(state.stop.locals).length} locals, ${state.history.length} earlier stops` : `${DEBUG_STATE_NOTIFICATION}: null (the session ended)`);
+  const params: DebugStateParams = state;
+  void client.sendNotification(DEBUG_STATE_NOTIFICATION, params).catch((err: unknown) => log(`${DEBUG_STATE_NOTIFICATION}: ${String(err)}`));
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
@@ -280,7 +274,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.debug.onDidStartDebugSession((s) => status.started(s)),
     vscode.debug.onDidTerminateDebugSession((s) => status.ended(s)),
     vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => {
-      if (e.session.type === DEBUG_TYPE && e.event === 'ndb/stats') status.stats(e.body);
+      if (e.session.type === DEBUG_TYPE && e.event === STATS_EVENT) status.stats(e.body as StatsEventBody);
     }),
     vscode.commands.registerCommand('ndb.debugFunction', async () => {
       const editor = vscode.window.activeTextEditor;
@@ -298,13 +292,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.commands.registerCommand('ndb.resample', async () => {
       const session = neuralSession();
-      if (session) await request(session, 'ndb/resample', { threadId: 1 });
+      if (session) await request(session, RESAMPLE_REQUEST, { threadId: 1 });
     }),
     vscode.commands.registerCommand('ndb.predictInputs', predictInputs),
     vscode.commands.registerCommand('ndb.verifyTests', () => verifyTests(root)),
     vscode.commands.registerCommand('ndb.showTrace', async () => {
       const session = neuralSession();
-      const trace = session && (await request<PredictedTrace>(session, 'ndb/trace'));
+      const trace = session && (await request<PredictedTrace>(session, TRACE_REQUEST));
       if (session && trace) await traces.show(session.name, trace);
     }),
   );

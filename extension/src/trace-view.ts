@@ -5,29 +5,9 @@
  * so VS Code opens it readonly.
  */
 import * as vscode from 'vscode';
+import type { PredictedTrace } from '../../protocol/dap.js';
 
 export const TRACE_SCHEME = 'ndb-trace';
-
-/** The body of the adapter's `ndb/trace` answer (adapter/runtime.ts, PredictedTrace). */
-export interface PredictedTrace {
-  program: string;
-  steps: {
-    index: number;
-    event: string;
-    line: number;
-    function: string;
-    depth: number;
-    source: string;
-    locals: Record<string, string>;
-    changed: string[];
-    confidence: Record<string, number>;
-    value?: string;
-    origin: string;
-    action?: string;
-    current: boolean;
-  }[];
-  end: { exit: string; confidence: number; current: boolean } | null;
-}
 
 export class TraceDocuments implements vscode.TextDocumentContentProvider {
   private readonly texts = new Map<string, string>();

@@ -1,8 +1,9 @@
 /**
  * The custom messages between ndb's language server and its editor client, beyond LSP.
  *
- * They are plain JSON shapes (no imports) so that the VS Code extension, which has its own
- * build, can copy or import this file as it is.
+ * Plain JSON shapes with no imports: the language server (lsp/) and the VS Code extension
+ * (extension/src/debug-state.ts, extension.ts) compile this one file, each in its own build
+ * (see protocol/dap.ts).
  *
  * Client → server, `ndb/debugState` (notification): the neural debug session's current stop,
  * so that hovers show the session's predictions instead of the example run's. `null` params
@@ -38,15 +39,18 @@ export interface DebugHistoryEntry {
   locals: Record<string, string>;
 }
 
-/** The params of `ndb/debugState`: one session's state in one document, or null (all sessions ended). */
-export type DebugStateParams = {
+/** One session's state in one document. */
+export interface DebugState {
   /** The document the session debugs, as an LSP document URI. */
   uri: string;
   /** The current stop; null: the session for this document ended. */
   stop: DebugStop | null;
   /** The stops before the current one, oldest first (may be empty). */
   history: DebugHistoryEntry[];
-} | null;
+}
+
+/** The params of `ndb/debugState`: one session's state in one document, or null (all sessions ended). */
+export type DebugStateParams = DebugState | null;
 
 export type PredictionStatus = 'queued' | 'started' | 'done' | 'skipped' | 'failed' | 'cancelled';
 

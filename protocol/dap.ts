@@ -1,0 +1,111 @@
+/**
+ * ndb's own Debug Adapter Protocol messages, beyond DAP: the custom requests the VS Code
+ * extension sends (`ndb/predictInputs`, `ndb/resample`, `ndb/trace`), the custom event
+ * (`ndb/stats`), and what ndb adds to DAP's own messages (the `ndbEvents` flag of initialize
+ * and launch, the `ndb` field of a stopped event). Names as constants, payloads as types.
+ *
+ * The adapter (adapter/debug-session.ts, adapter/queries.ts) sends them and the extension
+ * (extension/src/) reads them, each from this one file: it imports nothing, so the root
+ * build (ESM, tsconfig.json) and the extension's (extension/tsconfig.json, bundled to
+ * CommonJS by esbuild) both compile it. protocol/lsp.ts is the same for the language server.
+ */
+
+/** Request `ndb/predictInputs` (PredictInputsArguments → PredictedInputs): the entry's arguments for a return value. */
+export const PREDICT_INPUTS_REQUEST = 'ndb/predictInputs';
+/** Request `ndb/resample` (no arguments; a `threadId` is ignored): predict the current stop again, with sampling; answered, then a stopped event. */
+export const RESAMPLE_REQUEST = 'ndb/resample';
+/** Request `ndb/trace` (no arguments → PredictedTrace): the timeline so far. */
+export const TRACE_REQUEST = 'ndb/trace';
+/** Event `ndb/stats` (StatsEventBody), after each stop, to clients that asked for ndb's events (`ndbEvents`). */
+export const STATS_EVENT = 'ndb/stats';
+
+/**
+ * `ndbEvents: true` in initialize's arguments or in the launch configuration: send this
+ * client ndb's own events (`ndb/stats`). Other clients never get them (they would log each
+ * unknown event). ndb's extension sets it on every launch.
+ */
+export const NDB_EVENTS_FLAG = 'ndbEvents';
+
+export interface PredictInputsArguments {
+  /** The return value, as a Python expression (`2`, `'abc'`). */
+  value: string;
+}
+
+/** How much work one prediction was (the stopped event's `ndb.stats`, `ndb/predictInputs`' answer). */
+export interface PredictionStats {
+  /** Tokens of the prompt (program and history). */
+  promptTokens: number;
+  /** Prompt tokens run through the model for this prediction (the rest came from the cache). */
+  prefilledTokens: number;
+  /** Tokens of the chosen frame, chosen by the model. */
+  sampledTokens: number;
+  /** Tokens of the chosen frame that the grammar fixed (source lines, separators). */
+  forcedTokens: number;
+  milliseconds: number;
+  /** Forward passes of the model this prediction ran (prompt and frame; the model only). */
+  forwardPasses?: number;
+  /** Every frame of the first try ran out of tokens (the model looped); this one is from sampled retries. */
+  fallback?: boolean;
+}
+
+/** The answer to `ndb/predictInputs`: the entry's arguments for a return value. */
+export interface PredictedInputs {
+  function: string;
+  value: string;
+  /** The return line the call was inferred from. */
+  returnLine: number;
+  /** The call frame's parameters as a positional argument list, e.g. `'berry', 'r'`. */
+  args: string;
+  locals: Record<string, string>;
+  confidence: Record<string, number>;
+  stats?: PredictionStats;
+}
+
+/** One stop of the timeline, in `ndb/trace`'s answer. */
+export interface TraceStep {
+  index: number;
+  /** The state's event: call, line, return, exception (grammar/state.ts). */
+  event: string;
+  line: number;
+  function: string;
+  depth: number;
+  source: string;
+  locals: Record<string, string>;
+  /** Locals new or different since the stop before in the same frame (all, after a frame change). */
+  changed: string[];
+  confidence: Record<string, number>;
+  value?: string;
+  /** Where the state came from: model, input (the user's arguments), tracer. */
+  origin: string;
+  /** The action taken from this stop to the next. */
+  action?: string;
+  current: boolean;
+}
+
+/** The answer to `ndb/trace`: every stop so far and the predicted end, if reached. */
+export interface PredictedTrace {
+  program: string;
+  steps: TraceStep[];
+  end: { exit: string; confidence: number; current: boolean } | null;
+}
+
+/** The body of `ndb/stats`: the model, the device, and how long the stop's prediction took. */
+export interface StatsEventBody {
+  model: string;
+  device: string;
+  /** null: nothing was predicted for this stop (replayed from the timeline, or the user's input). */
+  milliseconds: number | null;
+  /** The stop was a background guess made while the user looked at the one before. */
+  prefetched?: boolean;
+  /** The stop was already in the timeline: shown again, not predicted again. */
+  replayed?: boolean;
+}
+
+/** The `ndb` field of a stopped event's body (clients that do not know it ignore it; bench/ reads it). */
+export interface NdbStopInfo {
+  prefetched?: boolean;
+  replayed?: boolean;
+  /** The predicted end of the run (DAP has no stop reason for it). */
+  end?: boolean;
+  stats?: PredictionStats;
+}
