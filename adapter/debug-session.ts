@@ -27,6 +27,7 @@ import { FrameBudgetError } from '../model-client/decode.js';
 import { ModelFolderError } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { defaultModelDir } from '../model-client/model-folder.js';
+import type { CompleteFrame } from '../model-client/input-prediction.js';
 import { PartialFrameDecoder } from '../model-client/partial-frame.js';
 import type { Predictor } from '../model-client/predictor.js';
 import { ContextOverflowError } from '../model-client/onnx-session.js';
@@ -35,7 +36,8 @@ import { TraceFailure } from '../tracer/run-tracer.js';
 import { EvalError, evaluateExpression, valueRepr } from './evaluate.js';
 import { loadPredictor, ModelNotFoundError, type PredictorChoice } from './load-predictor.js';
 import { parsePyValue, typeName } from './python-values.js';
-import { type BreakpointView, type CompleteFrame, type FrameView, type LaunchOptions, NeuralRuntime, type ProgressEvent, RuntimeError, type StopEvent } from './runtime.js';
+import { type BreakpointView, type FrameView, type LaunchOptions, NeuralRuntime, type ProgressEvent, RuntimeError, type StopEvent } from './runtime.js';
+import { predictedTrace, predictInputs } from './queries.js';
 import { checkArguments, checkMessage } from './requests.js';
 import type { RequestHint } from './transport.js';
 import { provenanceLabel, VariablesView } from './variables-view.js';
@@ -725,14 +727,14 @@ export class NeuralDebugSession extends DebugSession {
           if (typeof a.value !== 'string' || a.value.trim() === '') throw new RuntimeError(`${PREDICT_INPUTS_REQUEST} needs a value: the return value, as a Python expression`);
           const runtime = this.requireRuntime();
           const repr = await valueRepr(a.value, {});
-          response.body = await runtime.predictInputs(repr, await this.frameCompleter());
+          response.body = await predictInputs(runtime, repr, await this.frameCompleter());
           this.sendResponse(response);
         });
       case RESAMPLE_REQUEST:
         return this.step(response, (rt) => rt.resample());
       case TRACE_REQUEST:
         return void this.handle(response, async () => {
-          response.body = this.requireRuntime().predictedTrace();
+          response.body = predictedTrace(this.requireRuntime());
           this.sendResponse(response);
         });
       default:

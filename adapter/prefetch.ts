@@ -3,8 +3,9 @@
  * presses (step over, step into, step out) lead, so that the press is answered at once.
  *
  * This module holds what the runtime (adapter/runtime.ts) needs for it apart from the
- * scheduling: which actions to guess from which stop, how a guess is stored on its stop, and
- * when a stored guess may stand in for a prediction.
+ * scheduling (adapter/command-queue.ts, which runs the guesses one at a time between the
+ * user's commands): which actions to guess from which stop, making a guess and storing it on
+ * its stop, and when a stored guess may stand in for a prediction.
  *
  * A guess may stand in only for the very prediction it replaces: greedy decoding is
  * deterministic, so a guess made from the same history with the same action is what a
@@ -20,7 +21,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { Action, ForwardAction, State } from '../grammar/state.js';
-import type { HistoryEntry, Prediction } from '../model-client/predictor.js';
+import { DecodeAbortedError } from '../model-client/decode.js';
+import type { HistoryEntry, Prediction, Predictor } from '../model-client/predictor.js';
+import type { BackgroundGuess } from './command-queue.js';
+import type { Timeline } from './timeline.js';
 
 /**
  * The key presses guessed, likeliest first: a guess runs at a time, the first matters most.
@@ -99,4 +103,58 @@ export function validGuess(map: PrefetchMap | undefined, action: Action, history
 /** Whether a guess (or a failed try) for `action` from `history` is already stored. */
 export function tried(map: PrefetchMap | undefined, action: Action, history: string): boolean {
   return map?.get(actionKey(action))?.history === history;
+}
+
+/** A background guess: `start` when it begins, `end` when it is stored (`ok`: not failed). The runtime's 'prefetch' event. */
+export interface PrefetchEvent {
+  phase: 'start' | 'end';
+  action: ForwardAction['kind'];
+  /** Stop index in the timeline the guess is made from. */
+  position: number;
+  ok?: boolean;
+  milliseconds?: number;
+}
+
+/**
+ * The next guess from the timeline's current stop: the first of PREFETCH_ACTIONS guessable
+ * there that the timeline does not know and that was not tried from this history; null when
+ * there is none. Making it stores the prediction on the stop (or, when it fails, that it
+ * failed: it is not retried, and the key press predicts and reports the error); a guess
+ * overtaken by a command stores nothing and may be made again later.
+ */
+export function nextGuess(t: Timeline, predictor: Predictor, counters: PrefetchCounters, emit: (event: PrefetchEvent) => void): BackgroundGuess | null {
+  if (!t.started || t.atEnd) return null;
+  const stop = t.current;
+  const history = t.history();
+  const key = historyKey(history);
+  const action = PREFETCH_ACTIONS.find((a) => guessable(a, stop.state) && t.known(a) === undefined && !tried(stop.prefetched, a, key));
+  if (!action) return null;
+  const position = t.position;
+  return {
+    async run(signal: AbortSignal): Promise<void> {
+      emit({ phase: 'start', action: action.kind, position });
+      const started = performance.now();
+      let ok = true;
+      try {
+        const prediction = await predictor.predict(history, action, { signal });
+        t.storeGuess(stop, action, { history: key, prediction });
+        counters.predicted++;
+      } catch (err) {
+        ok = false;
+        if (err instanceof DecodeAbortedError) counters.yielded++;
+        else t.storeGuess(stop, action, { history: key });
+      }
+      emit({ phase: 'end', action: action.kind, position, ok, milliseconds: performance.now() - started });
+    },
+  };
+}
+
+/** The current stop's valid guess for `action`, counted as a hit or a miss where the action is guessable there. */
+export function takeGuess(t: Timeline, action: Action, counters: PrefetchCounters): Prediction | undefined {
+  const stop = t.current;
+  if (!guessable(action, stop.state)) return undefined;
+  const guess = validGuess(stop.prefetched, action, historyKey(t.history()));
+  if (guess) counters.hits++;
+  else counters.misses++;
+  return guess;
 }

@@ -1,25 +1,19 @@
 /**
  * The neural debugging runtime: one predicted run of a Python program, walked like a real
  * one. It knows nothing of DAP (adapter/debug-session.ts maps DAP onto it) nor of terminals
- * (cli/debug-repl.ts): a plain EventEmitter, as in vscode-mock-debug.
+ * (cli/debug-repl.ts): a plain EventEmitter that steps and emits, as vscode-mock-debug's
+ * mockRuntime.ts.
  *
  * It holds the timeline (adapter/timeline.ts: the stops seen, the actions between, the
  * predicted end), the breakpoints, and a Predictor. Every new state comes from the predictor;
  * in verify mode a Verifier (the real tracer) is set beside it and only compared with.
  *
- * Commands run one at a time, in the order they arrive (a command that arrives during a
- * prediction waits for it); `cancel()` stops a multi-step command (continue, until) between
- * two predictions.
- *
- * Prefetch (adapter/prefetch.ts): once a command is done and none waits (and the stop has
- * had a few milliseconds to reach the client), the runtime guesses
- * where step over, step into and step out lead from the current stop, in that
- * order, one guess at a time through the same queue, and a key press that matches a guess is
- * served from it. No guess starts while a command waits, and a command that arrives aborts
- * the guess in flight at its next forward pass, so a command waits at most for the one
- * forward pass in flight. Step out is guessed last, and not in a module's top-level frame
- * (adapter/prefetch.ts, guessable). Only the stops guessed from most
- * recently keep their guesses (adapter/timeline.ts), so a long session does not pile them up.
+ * Commands run one at a time, in the order they arrive, through its command queue
+ * (adapter/command-queue.ts), which also runs the background work between them: prefetch
+ * (adapter/prefetch.ts) guesses where step over, step into and step out lead from the
+ * current stop, and a key press that matches a guess is served from it. `cancel()` stops a
+ * multi-step command (continue, until) between two predictions. The extension's queries
+ * (Predict Inputs, the predicted trace) are adapter/queries.ts.
  *
  * Events:
  *   'stopped'  (StopEvent)            after every command that moves
@@ -33,21 +27,20 @@
  * Breakpoints outside the cut are unverified, with the reason.
  */
 import { EventEmitter } from 'node:events';
-import { serializeFrame } from '../grammar/serialize.js';
 import type { Action, ForwardAction, State } from '../grammar/state.js';
-import { MAX_SOURCE_CHARS, truncateRepr, truncateText } from '../grammar/truncate.js';
+import { truncateRepr } from '../grammar/truncate.js';
 import type { ProgramCut } from '../program-analysis/cut.js';
-import { DecodeAbortedError } from '../model-client/decode.js';
 import type { Entry } from '../program-analysis/entry-state.js';
 import type { Prediction, PredictionStats, PredictOptions, Predictor } from '../model-client/predictor.js';
 import { programInfo, type ProgramInfo } from '../program-analysis/program-info.js';
-import type { PredictedInputs, PredictedTrace, TraceStep } from '../protocol/dap.js';
-import { guessable, historyKey, newCounters, PREFETCH_ACTIONS, type PrefetchCounters, tried, validGuess } from './prefetch.js';
+import { CommandQueue } from './command-queue.js';
+import { newCounters, nextGuess, type PrefetchCounters, type PrefetchEvent, takeGuess } from './prefetch.js';
 import { type End, RuntimeError, type Stop, Timeline } from './timeline.js';
 import { readPythonSource } from './read-source.js';
 import { describeExit, sandboxProtections, type Verification, Verifier } from './verifier.js';
 
 export { RuntimeError };
+export type { PrefetchEvent };
 
 export interface LaunchOptions {
   /** The program file (its text is read at launch and at restart). */
@@ -97,16 +90,6 @@ export interface StopEvent {
   pastEnd?: boolean;
 }
 
-/** A background guess: `start` when it begins, `end` when it is stored (`ok`: not failed). */
-export interface PrefetchEvent {
-  phase: 'start' | 'end';
-  action: ForwardAction['kind'];
-  /** Stop index in the timeline the guess is made from. */
-  position: number;
-  ok?: boolean;
-  milliseconds?: number;
-}
-
 export interface ProgressEvent {
   kind: 'start' | 'update' | 'end';
   title: string;
@@ -136,12 +119,6 @@ export interface BreakpointView {
 }
 
 const DEFAULT_MAX_STEPS = 200;
-/**
- * How long after a command's stop the background work (catch-up, guesses) begins: long
- * enough for the stopped event to reach the client (a fraction of a millisecond), short
- * against any pause a user makes.
- */
-const BACKGROUND_DELAY_MS = 5;
 
 export class NeuralRuntime extends EventEmitter {
   readonly timeline = new Timeline();
@@ -156,23 +133,20 @@ export class NeuralRuntime extends EventEmitter {
   private breakpointLines = new Set<number>();
   private verifier: Verifier | null = null;
   private verifyNote: string | null = null;
-  private queue: Promise<unknown> = Promise.resolve();
   private cancelled = false;
   private resamples = 0;
-  /** User commands queued or running: a background guess gives way while any is. */
-  private waiting = 0;
-  private prefetchQueued = false;
-  /** Aborts the background guess being decoded, if any. */
-  private guessInFlight: AbortController | null = null;
-  /** The pause between a command's stop and the background work after it (see commandDone). */
-  private backgroundTimer: NodeJS.Timeout | null = null;
-  /** idle()'s waits for that pause to end. */
-  private onBackgroundStart: (() => void)[] = [];
-  private closed = false;
   readonly prefetchCounters: PrefetchCounters = newCounters();
+  /** The commands, one at a time, and the background work between them. */
+  private readonly commands: CommandQueue;
 
   constructor(readonly predictor: Predictor) {
     super();
+    this.commands = new CommandQueue({
+      prefetching: () => this.prefetchOn(),
+      ...(predictor.catchUp ? { catchUp: () => this.predictor.catchUp?.() } : {}),
+      nextGuess: () => nextGuess(this.timeline, this.predictor, this.prefetchCounters, (event) => this.emit('prefetch', event)),
+      yielded: () => void this.prefetchCounters.yielded++,
+    });
   }
 
   // ---- session ---------------------------------------------------------------------------
@@ -370,7 +344,7 @@ export class NeuralRuntime extends EventEmitter {
     let served: Pick<StopEvent, 'prefetched' | 'stats'> = {};
     if (known === undefined) {
       t.truncate();
-      const guess = this.takeGuess(action);
+      const guess = this.prefetchOn() ? takeGuess(t, action, this.prefetchCounters) : undefined;
       const prediction = guess ?? (await this.predict(action, {}));
       served = { ...(guess ? { prefetched: true } : {}), ...(prediction.stats ? { stats: prediction.stats } : {}) };
       t.current.action = action;
@@ -401,7 +375,8 @@ export class NeuralRuntime extends EventEmitter {
     }
   }
 
-  private sampling(): PredictOptions {
+  /** The launch's decoding: greedy, or its samples and temperature. */
+  sampling(): PredictOptions {
     const opts = this.requireLaunched();
     const samples = opts.samples ?? 1;
     return samples > 1 ? { samples, temperature: opts.temperature ?? 1 } : {};
@@ -572,6 +547,16 @@ export class NeuralRuntime extends EventEmitter {
     return this.info;
   }
 
+  /** The path of the program last read (at launch, restart, or for breakpoints before the launch). */
+  get programPath(): string | null {
+    return this.loadedPath;
+  }
+
+  /** The launch's entry function and arguments; null for the module's top level. */
+  get entryCall(): Entry | null {
+    return this.entry;
+  }
+
   /** The part of the program the model sees (program-analysis/cut.ts), or null when it sees all of it. */
   get programCut(): ProgramCut | null {
     return this.cut;
@@ -656,248 +641,36 @@ export class NeuralRuntime extends EventEmitter {
     return { state: p.state, origin: p.origin, confidence: p.confidence, ...(p.vote ? { vote: p.vote } : {}), ...(p.stats ? { stats: p.stats } : {}), edited: [] };
   }
 
-  private requireLaunched(): LaunchOptions {
+  /** The launch's options; a RuntimeError when nothing is launched. */
+  requireLaunched(): LaunchOptions {
     if (!this.launchOptions) throw new RuntimeError('no program launched');
     return this.launchOptions;
   }
 
   /**
-   * Runs commands one at a time, in arrival order; a failed one does not block the next.
-   * When the last waiting command is done, the background guesses from its stop begin.
+   * Runs `fn` in turn with the commands (adapter/command-queue.ts): after those before it,
+   * and before the background work. The commands here and the queries that use the model
+   * (adapter/queries.ts) go through it.
    */
-  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    // A closed runtime (a new launch replaced it) must not touch the model again: the new
-    // one's start resets the predictor, and a late step would decode on its cache.
-    if (this.closed) return Promise.reject(new RuntimeError('this run is over: a new launch replaced it'));
-    this.waiting++;
-    // A command overtakes a background guess: the guess stops at its next forward pass.
-    this.guessInFlight?.abort();
-    const run = this.queue.then(fn, fn);
-    this.queue = run.catch(() => undefined);
-    // Registered before the caller's own reactions: the guess is queued before a command
-    // the caller sends right after this one, which then finds it queued and makes it yield.
-    run.then(
-      () => this.commandDone(),
-      () => this.commandDone(),
-    );
-    return run;
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.commands.run(fn);
   }
-
-  private commandDone(): void {
-    this.waiting--;
-    if (this.waiting > 0 || this.closed || this.backgroundTimer) return;
-    // The background work waits a moment: begun at once, it held the stop's message back
-    // from the client by a whole forward pass (timestamps at both ends of the bench's pipe:
-    // 2.3 against 0.3 ms from sending the stopped event to the client having it).
-    this.backgroundTimer = setTimeout(() => {
-      this.backgroundTimer = null;
-      this.scheduleCatchUp();
-      this.schedulePrefetch();
-      this.backgroundStarted();
-    }, BACKGROUND_DELAY_MS);
-  }
-
-  /**
-   * With prefetch off, queues the predictor's catch-up (the last frame's unrun tokens, see
-   * Predictor.catchUp) while the user looks at the stop; skipped when a command waits (it
-   * runs them itself). With prefetch on, the first guess runs them anyway.
-   */
-  private scheduleCatchUp(): void {
-    if (this.waiting > 0 || this.closed || this.prefetchOn() || !this.predictor.catchUp) return;
-    const job = this.queue.then(() => (this.waiting > 0 || this.closed ? undefined : this.predictor.catchUp?.()));
-    this.queue = job.catch(() => undefined);
-  }
-
-  // ---- prefetch ----------------------------------------------------------------------------
 
   /** Stops the background guesses for good and resolves when the one in flight is done (before the model is released). */
-  async close(): Promise<void> {
-    this.closed = true;
+  close(): Promise<void> {
     this.cancelled = true;
-    if (this.backgroundTimer) clearTimeout(this.backgroundTimer);
-    this.backgroundTimer = null;
-    this.backgroundStarted();
-    // Commands queued before the close still run; wait until the queue stops growing.
-    for (let q = this.queue; ; q = this.queue) {
-      await q;
-      if (q === this.queue) return;
-    }
+    return this.commands.close();
   }
 
   /** Resolves once no command and no background work is waiting, queued or running (tests and bench/ wait on it). */
-  async idle(): Promise<void> {
-    for (;;) {
-      if (this.backgroundTimer) await new Promise<void>((resolve) => this.onBackgroundStart.push(resolve));
-      const q = this.queue;
-      await q;
-      if (q === this.queue && !this.prefetchQueued && !this.backgroundTimer) return;
-    }
+  idle(): Promise<void> {
+    return this.commands.idle();
   }
 
-  private backgroundStarted(): void {
-    for (const resolve of this.onBackgroundStart.splice(0)) resolve();
-  }
-
+  /** Whether background guesses are made and served: prefetch on, greedy decoding, not closed. */
   private prefetchOn(): boolean {
     const opts = this.launchOptions;
-    return !this.closed && opts !== null && opts.prefetch !== false && (opts.samples ?? 1) <= 1;
-  }
-
-  /** Queues the next background guess, unless one is queued or a command waits (it schedules again when done). */
-  private schedulePrefetch(): void {
-    if (this.prefetchQueued || this.waiting > 0 || !this.prefetchOn()) return;
-    this.prefetchQueued = true;
-    const job = this.queue.then(() => {
-      this.prefetchQueued = false;
-      return this.prefetchOne();
-    });
-    this.queue = job.catch(() => undefined);
-  }
-
-  /**
-   * One guess from the current stop (the first of PREFETCH_ACTIONS guessable there that the
-   * timeline does not know and that was not tried from this history), then the next is
-   * queued; nothing when a command waits or all are known.
-   */
-  private async prefetchOne(): Promise<void> {
-    if (!this.prefetchOn()) return;
-    if (this.waiting > 0) {
-      this.prefetchCounters.yielded++;
-      return;
-    }
-    const t = this.timeline;
-    if (!t.started || t.atEnd) return;
-    const stop = t.current;
-    const history = t.history();
-    const key = historyKey(history);
-    const action = PREFETCH_ACTIONS.find((a) => guessable(a, stop.state) && t.known(a) === undefined && !tried(stop.prefetched, a, key));
-    if (!action) return;
-    const position = t.position;
-    this.emit('prefetch', { phase: 'start', action: action.kind, position } satisfies PrefetchEvent);
-    const started = performance.now();
-    let ok = true;
-    const abort = new AbortController();
-    this.guessInFlight = abort;
-    try {
-      const prediction = await this.predictor.predict(history, action, { signal: abort.signal });
-      t.storeGuess(stop, action, { history: key, prediction });
-      this.prefetchCounters.predicted++;
-    } catch (err) {
-      ok = false;
-      // Overtaken by a command: nothing learned, it may be guessed again later. Otherwise a
-      // failed guess is remembered as failed (not retried); the key press predicts and reports the error.
-      if (err instanceof DecodeAbortedError) this.prefetchCounters.yielded++;
-      else t.storeGuess(stop, action, { history: key });
-    } finally {
-      this.guessInFlight = null;
-    }
-    this.emit('prefetch', { phase: 'end', action: action.kind, position, ok, milliseconds: performance.now() - started } satisfies PrefetchEvent);
-    this.schedulePrefetch();
-  }
-
-  /** The current stop's valid guess for `action` (counted as a hit or a miss where guessable), if prefetch is on. */
-  private takeGuess(action: Action): Prediction | undefined {
-    const stop = this.timeline.current;
-    if (!this.prefetchOn() || !guessable(action, stop.state)) return undefined;
-    const guess = validGuess(stop.prefetched, action, historyKey(this.timeline.history()));
-    if (guess) this.prefetchCounters.hits++;
-    else this.prefetchCounters.misses++;
-    return guess;
-  }
-
-  // ---- the VS Code extension's commands (predict inputs, the predicted trace) ----------------
-
-  /**
-   * Which arguments make the entry return `valueRepr` (a Python repr): the entry's return
-   * state with that value on each of its `return` lines (its locals written by `complete`,
-   * the model's completion of a given frame start, where given: the likeliest start wins;
-   * else left empty), then the model's `inv_step_call` from it: the call frame's locals are
-   * the arguments. As evaluation/cruxeval.ts predicts an input. The timeline is untouched.
-   * On a long file the model sees the launch's cut (program-analysis/cut.ts), as when stepping:
-   * the completer gets the cut's text and the return state in its lines, and the state it
-   * writes comes back in the file's lines (the predictor maps the call the same way).
-   */
-  predictInputs(valueRepr: string, complete?: CompleteFrame): Promise<PredictedInputs> {
-    return this.exclusive(async () => {
-      const opts = this.requireLaunched();
-      const name = this.entry?.entry;
-      if (!name) throw new RuntimeError('predicting the inputs needs an entry function: launch with entry (the function to debug)');
-      const info = this.info?.kind === 'ok' ? this.info : null;
-      const fn = info?.functions.find((f) => f.qualname === name) ?? info?.functions.find((f) => f.name === name);
-      if (!info || !fn) throw new RuntimeError(`no function '${name}' in ${opts.program}`);
-      const cut = this.cut;
-      const own = info.executableLines.filter((l) => l > fn.line && l <= fn.endLine && (!cut || cut.sees(l)));
-      const returns = own.filter((l) => /^return\b/.test((this.lines[l - 1] ?? '').trim()));
-      const candidates = returns.length > 0 ? returns : own.slice(-1);
-      if (candidates.length === 0) throw new RuntimeError(`'${name}' has no line to return from`);
-      let best: { state: State; score: number } | null = null;
-      let failure: unknown;
-      for (const line of candidates) {
-        const state: State = {
-          event: 'return',
-          line,
-          source: truncateText(this.lines[line - 1] ?? '', MAX_SOURCE_CHARS),
-          stack: [{ function: fn.name, line }],
-          locals: {},
-          value: truncateRepr(valueRepr),
-        };
-        if (!complete) {
-          best ??= { state, score: 0 };
-          continue;
-        }
-        try {
-          const text = serializeFrame('inverse', cut ? cut.stateToCut(state) : state);
-          const done = await complete(cut ? cut.text : this.source, 'inverse', text.slice(0, text.length - '{}'.length));
-          const written = cut ? cut.stateToFile(done.state, this.lines) : done.state;
-          if (!best || done.startLogprob > best.score) best = { state: written, score: done.startLogprob };
-        } catch (err) {
-          failure = err;
-        }
-      }
-      if (!best) throw failure;
-      const call = await this.predictor.predict([{ state: best.state }], { kind: 'inv_step_call' }, this.sampling());
-      if (call.kind !== 'state' || call.state.event !== 'call') {
-        throw new RuntimeError(`the model did not find a call of ${fn.name} returning ${valueRepr} (it predicted ${call.kind === 'state' ? `a ${call.state.event} state` : `the run's ${call.exit.kind} exit`})`);
-      }
-      const locals = call.state.locals;
-      const names = fn.callLocals.filter((n) => n in locals);
-      return {
-        function: fn.name,
-        value: valueRepr,
-        returnLine: best.state.line,
-        args: names.map((n) => locals[n]).join(', '),
-        locals,
-        confidence: call.confidence.locals,
-        ...(call.stats ? { stats: call.stats } : {}),
-      };
-    });
-  }
-
-  /** The timeline as a list: each stop with its locals, what changed since the one before in the same frame, and the end. */
-  predictedTrace(): PredictedTrace {
-    const t = this.timeline;
-    const steps = t.stops.map((s, i): TraceStep => {
-      const prev = t.stops[i - 1]?.state;
-      const sameFrame = prev && prev.stack.length === s.state.stack.length && prev.stack.at(-1)?.function === s.state.stack.at(-1)?.function;
-      const changed = Object.keys(s.state.locals).filter((n) => !sameFrame || prev.locals[n] !== s.state.locals[n]);
-      return {
-        index: i,
-        event: s.state.event,
-        line: s.state.line,
-        function: s.state.stack.at(-1)?.function ?? '<module>',
-        depth: s.state.stack.length,
-        source: this.lines[s.state.line - 1] ?? s.state.source,
-        locals: s.state.locals,
-        changed,
-        confidence: s.confidence.locals,
-        ...(s.state.value !== undefined ? { value: s.state.value } : {}),
-        origin: s.origin,
-        ...(s.action ? { action: s.action.kind } : {}),
-        current: !t.atEnd && i === t.position,
-      };
-    });
-    const end = t.end ? { exit: describeExit(t.end.exit), confidence: t.endConfidence() ?? t.end.confidence.frame, current: t.atEnd } : null;
-    return { program: this.loadedPath ?? '', steps, end };
+    return !this.commands.closed && opts !== null && opts.prefetch !== false && (opts.samples ?? 1) <= 1;
   }
 }
 
@@ -913,5 +686,3 @@ export function summarize(v: Verification): string {
   return parts.length ? `line ${v.real.line}: ${parts.join('; ')}` : 'matches the real run';
 }
 
-/** Completes a frame whose text starts with `start` (model-client/partial-frame.ts's PartialFrameDecoder.complete). */
-export type CompleteFrame = (program: string, direction: 'inverse', start: string) => Promise<{ state: State; startLogprob: number }>;

@@ -22,15 +22,16 @@
  * is chosen by the model: each return statement of f is a candidate (f's last line when it
  * has none), and the one whose start (the line, then the output there) the model finds
  * likeliest wins. Then `inv_step_call`: the predicted call frame's locals are the arguments,
- * written in f's parameter order (`*args` spread, keyword-only ones as `name=value`).
+ * written in f's parameter order (`*args` spread, keyword-only ones as `name=value`). The
+ * protocol is model-client/input-prediction.ts's, which the debugger's Predict Inputs shares.
  *
  * Baselines, checked by the same code: output = the first argument unchanged; input = the
  * output itself as the only argument.
  */
 import type { Action, Exit, State } from '../grammar/state.js';
-import { MAX_SOURCE_CHARS, truncateRepr, truncateText } from '../grammar/truncate.js';
-import { serializeFrame } from '../grammar/serialize.js';
+import { MAX_SOURCE_CHARS, truncateText } from '../grammar/truncate.js';
 import type { NeuralPredictor } from '../model-client/neural-predictor.js';
+import { predictCallFrame } from '../model-client/input-prediction.js';
 import type { PartialFrameDecoder } from '../model-client/partial-frame.js';
 import type { Entry } from '../program-analysis/entry-state.js';
 import type { PredictOptions, Prediction } from '../model-client/predictor.js';
@@ -173,13 +174,6 @@ async function predictOutput(p: NeuralPredictor, row: HeldoutRow, shape: Shape, 
 
 // ---- input -------------------------------------------------------------------------------
 
-/** The start of f's return frame on `line` returning `output`: everything before its locals. */
-function returnFrameStart(lines: readonly string[], line: number, output: string): string {
-  const state: State = { event: 'return', line, source: truncateText(lines[line - 1] ?? '', MAX_SOURCE_CHARS), stack: [{ function: 'f', line }], locals: {}, value: truncateRepr(output) };
-  const text = serializeFrame('inverse', state);
-  return text.slice(0, text.length - '{}'.length);
-}
-
 /** The call frame's locals as an argument list in f's parameter order. */
 function argumentList(locals: Readonly<Record<string, string>>, params: Shape['params']): string {
   return params
@@ -194,27 +188,18 @@ function argumentList(locals: Readonly<Record<string, string>>, params: Shape['p
 async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape, samples?: number): Promise<Predicted> {
   // The program only: the arguments are what is asked.
   await p.start(row.code, null);
-  const lines = sourceLines(row.code);
-  const candidates = shape.returns.length > 0 ? shape.returns : [shape.last];
-  let best: { state: State; score: number; rest: number } | null = null;
-  let failure: unknown;
-  for (const line of candidates) {
-    try {
-      const frame = await frames.complete(row.code, 'inverse', returnFrameStart(lines, line, row.output));
-      if (!best || frame.startLogprob > best.score) best = { state: frame.state, score: frame.startLogprob, rest: frame.restLogprob };
-    } catch (err) {
-      if (failureKind(err) === 'internal') throw err;
-      failure = err;
-    }
-  }
-  if (!best) throw failure;
-  const call = await p.predict([{ state: best.state }], { kind: 'inv_step_call' }, samples === undefined ? {} : { samples });
+  const question = { program: row.code, lines: sourceLines(row.code), function: 'f', returnLines: shape.returns.length > 0 ? shape.returns : [shape.last], value: row.output };
+  const { returned, call } = await predictCallFrame(p, question, {
+    complete: (program, direction, start) => frames.complete(program, direction, start),
+    fatal: (err) => failureKind(err) === 'internal',
+    predict: samples === undefined ? {} : { samples },
+  });
   if (call.kind !== 'state' || call.state.event !== 'call' || call.state.stack.length !== 1) {
     throw new NoPrediction(`inv_step_call from f's return did not give f's call (${call.kind === 'state' ? call.state.event : `exit ${call.exit.kind}`})`);
   }
   // The model's probability of the way back: the return frame's locals it wrote, then the
   // whole call frame (as the output's confidence is its way forward, runToEnd).
-  const confidence = Math.exp(best.rest) * call.confidence.frame;
+  const confidence = Math.exp(returned.restLogprob) * call.confidence.frame;
   return { text: argumentList(call.state.locals, shape.params), confidence };
 }
 
