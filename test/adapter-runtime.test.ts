@@ -15,23 +15,23 @@ import { NeuralRuntime, type PrefetchEvent, RuntimeError, type StopEvent } from 
 import type { State } from '../grammar/state.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { TracerPredictor } from '../evaluation/tracer-predictor.js';
-import { HAS_MODEL, MODEL_DIR } from './fixtures.js';
+import { COUNT_SOURCE, HAS_MODEL, MODEL_DIR } from './fixtures.js';
 
 
-const PROGRAM = [
-  'def is_match(c, t):', //   1
-  '    return c == t', //      2
-  '', //                       3
-  '', //                       4
-  'def count(s, t):', //       5
-  '    n = 0', //              6
-  '    # walk the string', //  7
-  '    for c in s:', //        8
-  '        if is_match(c, t):', // 9
-  '            n += 1', //     10
-  '    return n', //           11
-  '',
-].join('\n');
+/**
+ * examples/count.py with a comment as line 7 (a line no stop can happen on):
+ *
+ *    1  def is_match(c, t):
+ *    2      return c == t
+ *    5  def count(s, t):
+ *    6      n = 0
+ *    7      # walk the string
+ *    8      for c in s:
+ *    9          if is_match(c, t):
+ *   10              n += 1
+ *   11      return n
+ */
+const PROGRAM = COUNT_SOURCE.replace('    n = 0\n', '    n = 0\n    # walk the string\n');
 
 let file: string;
 beforeAll(async () => {

@@ -7,7 +7,6 @@
  * NDB_SOUNDNESS_PROGRAMS sets how many programs the soundness test traces (default 800:
  * synthetic, semantics, HumanEval and MBPP in equal parts).
  */
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCorpus } from '../data-pipeline/corpora/index.js';
 import type { ProgramSpec } from '../data-pipeline/program.js';
@@ -22,6 +21,7 @@ import { FrameNames } from '../model-client/loc-constraint.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { StateTree } from '../state-tree/tree.js';
 import { sourceLines, traceSource } from '../tracer/run-tracer.js';
+import { HAS_MODEL, MODEL_DIR } from './fixtures.js';
 
 // The issue's program: `r` inside total_even must not land on a line of main.
 const ORDERS = [
@@ -282,9 +282,7 @@ describe('soundness against real runs', () => {
   });
 });
 
-const MODEL_DIR = process.env.NDB_TEST_MODEL ?? 'models/default';
-
-describe.runIf(existsSync(MODEL_DIR))('the shipped model under the constraint', () => {
+describe.runIf(HAS_MODEL)('the shipped model under the constraint', () => {
   let predictor: NeuralPredictor;
   beforeAll(async () => {
     predictor = await NeuralPredictor.load(MODEL_DIR, { threads: 2 });

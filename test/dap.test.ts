@@ -19,7 +19,7 @@ import { createInterface } from 'node:readline';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { COUNT_PY, HAS_MODEL, MODEL_DIR, ROOT } from './fixtures.js';
+import { COUNT_PY, EMBEDDED_MODEL, HAS_MODEL, MODEL_DIR, ROOT } from './fixtures.js';
 
 const NDB = join(ROOT, 'bin', 'ndb.js');
 const BUILT = existsSync(join(ROOT, 'dist', 'adapter', 'session.js'));
@@ -50,7 +50,7 @@ afterEach(async () => {
 
 /** The launch arguments, on NDB_TEST_MODEL when that is set (the embedded model otherwise). */
 function withModel(args: Record<string, unknown>): DebugProtocol.LaunchRequestArguments {
-  return (process.env.NDB_TEST_MODEL ? { ...args, model: MODEL_DIR } : args) as DebugProtocol.LaunchRequestArguments;
+  return (MODEL_DIR === EMBEDDED_MODEL ? args : { ...args, model: MODEL_DIR }) as DebugProtocol.LaunchRequestArguments;
 }
 
 async function startClient(): Promise<DebugClient> {

@@ -1,15 +1,19 @@
 /**
  * Which folder may reach which, read from the static imports of the sources (a dynamic
  * `import()` is a deliberate lazy load and is not followed): inference never reaches the data
- * pipeline, the `ndb` command (the debugger among its commands) never loads the `tokenizers`
- * native binding that BPE training needs, and the small shared utilities reach nothing.
+ * pipeline, the `ndb` command (the debugger and the language server among its commands) never
+ * loads the `tokenizers` native binding that BPE training needs, program analysis and the
+ * model client never reach up into what uses them or into ground truth, the small shared
+ * utilities and the wire types reach nothing. And the tests take the model and the example
+ * from test/fixtures.ts.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './fixtures.js';
 
-const IMPORT = /^\s*(?:import|export)\s[^;]*?\sfrom\s+'([^']+)'|^\s*import\s+'([^']+)'/gm;
+/** Static imports and re-exports; `import type` / `export type` load nothing at run time and are left out. */
+const IMPORT = /^\s*(?:import|export)\s(?!type\s)[^;]*?\sfrom\s+'([^']+)'|^\s*import\s+'([^']+)'/gm;
 
 /** The static imports of one source file: project files (relative to the root) and package names. */
 function importsOf(file: string): { files: string[]; packages: string[] } {
@@ -45,15 +49,28 @@ const sources = (folder: string) =>
     .map((f) => join(folder, f));
 
 describe('dependencies between folders', () => {
-  it('inference (model-client/, tokenizer/, adapter/) never reaches the data pipeline', () => {
-    const { files } = reach([...sources('model-client'), ...sources('tokenizer'), ...sources('adapter')]);
+  it('inference (model-client/, tokenizer/, program-analysis/, adapter/, lsp/) never reaches the data pipeline', () => {
+    const { files } = reach([...sources('model-client'), ...sources('tokenizer'), ...sources('program-analysis'), ...sources('adapter'), ...sources('lsp')]);
     expect([...files].filter((f) => f.startsWith('data-pipeline/'))).toEqual([]);
   });
 
-  it('the ndb command and the debugger never load the tokenizers native binding', () => {
-    const { packages } = reach(['cli/ndb.ts', 'adapter/server.ts']);
+  it('the ndb command, the debugger and the language server never load the tokenizers native binding', () => {
+    // The language server's worker thread is started by its path (lsp/prediction-client.ts), not imported.
+    const { packages } = reach(['cli/ndb.ts', 'adapter/server.ts', 'lsp/server.ts', 'lsp/prediction-worker.ts']);
     expect(packages.has('commander')).toBe(true); // the walk sees packages at all
     expect(packages.has('tokenizers')).toBe(false);
+  });
+
+  it('program analysis (program-analysis/) reaches neither the model client nor anything that uses it', () => {
+    const { files } = reach(sources('program-analysis'));
+    const above = ['model-client/', 'adapter/', 'lsp/', 'evaluation/', 'data-pipeline/', 'cli/'];
+    expect([...files].filter((f) => above.some((folder) => f.startsWith(folder)))).toEqual([]);
+  });
+
+  it('the model client (model-client/) reaches neither ground truth (state-tree/, evaluation/) nor the debugger', () => {
+    const { files } = reach(sources('model-client'));
+    const outside = ['state-tree/', 'evaluation/', 'adapter/', 'lsp/', 'cli/'];
+    expect([...files].filter((f) => outside.some((folder) => f.startsWith(folder)))).toEqual([]);
   });
 
   it('the shared utilities (util/) import nothing of the project', () => {
@@ -68,5 +85,20 @@ describe('dependencies between folders', () => {
     const { files } = reach(sources('extension/src'));
     expect([...files].filter((f) => !f.startsWith('extension/src/') && !f.startsWith('protocol/'))).toEqual([]);
     expect([...files].some((f) => f.startsWith('protocol/'))).toBe(true);
+  });
+});
+
+describe('the tests share their fixtures', () => {
+  it('only test/fixtures.ts reads NDB_TEST_MODEL or declares the model under test', () => {
+    const tests = readdirSync(join(ROOT, 'test')).filter((f) => f.endsWith('.ts') && f !== 'fixtures.ts');
+    const own = tests.filter((f) => /process\.env\.NDB_TEST_MODEL|\bconst (MODEL_DIR|HAS_MODEL)\b|'models\/default'/.test(readFileSync(join(ROOT, 'test', f), 'utf8')));
+    expect(own).toEqual([]);
+  });
+
+  it('examples/count.py is read (COUNT_PY, COUNT_SOURCE), not retyped', () => {
+    const tests = readdirSync(join(ROOT, 'test')).filter((f) => f.endsWith('.ts') && f !== 'fixtures.ts' && f !== 'dependencies.test.ts');
+    // Its first two lines as program text: quoted lines of an array, or one string with \n.
+    const retyped = (text: string) => (text.includes("'def is_match(c, t):'") && text.includes("'    return c == t'")) || text.includes('def is_match(c, t):\\n    return c == t');
+    expect(tests.filter((f) => retyped(readFileSync(join(ROOT, 'test', f), 'utf8')))).toEqual([]);
   });
 });

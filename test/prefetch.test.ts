@@ -5,17 +5,14 @@
  * and an edited variable, and through step outs of a call (guessed inside a call only); and a
  * background guess never holds up a different command for longer than the one guess in flight.
  */
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type PrefetchEvent, NeuralRuntime, type StopEvent } from '../adapter/runtime.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
+import { COUNT_PY, HAS_MODEL, MODEL_DIR, ROOT } from './fixtures.js';
 
-const MODEL_DIR = process.env.NDB_TEST_MODEL ?? 'models/default';
-const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
-const COUNT = resolve('examples/count.py');
-const LAUNCH = { program: COUNT, entry: 'count', args: "'berry', 'r'" };
-const SHAPES = resolve('examples/shapes.py');
+const LAUNCH = { program: COUNT_PY, entry: 'count', args: "'berry', 'r'" };
+const SHAPES = join(ROOT, 'examples', 'shapes.py');
 const SHAPES_LAUNCH = { program: SHAPES, entry: 'total_area', args: "[('square', 2), ('rect', (2, 3))]" };
 /** Slack for the event loop and the bookkeeping around a prediction on a loaded 2-core machine. */
 const SLACK_MS = 150;
