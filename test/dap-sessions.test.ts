@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { connectTcp, ROOT, spawnTcp } from './dap-raw.js';
 import { COUNT_PY, HAS_EMBEDDED_MODEL } from './fixtures.js';
 
-const BUILT = existsSync(join(ROOT, 'dist', 'adapter', 'session.js'));
+const BUILT = existsSync(join(ROOT, 'dist', 'adapter', 'debug-session.js'));
 const SESSIONS = Number(process.env.NDB_SESSIONS ?? 16);
 const INIT = { adapterID: 'neural-python', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' };
 

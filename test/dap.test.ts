@@ -22,7 +22,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { COUNT_PY, EMBEDDED_MODEL, HAS_MODEL, MODEL_DIR, ROOT } from './fixtures.js';
 
 const NDB = join(ROOT, 'bin', 'ndb.js');
-const BUILT = existsSync(join(ROOT, 'dist', 'adapter', 'session.js'));
+const BUILT = existsSync(join(ROOT, 'dist', 'adapter', 'debug-session.js'));
 
 const COUNT_LINES = 10;
 const SHAPES = join(ROOT, 'examples', 'shapes.py');

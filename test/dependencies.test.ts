@@ -101,4 +101,16 @@ describe('the tests share their fixtures', () => {
     const retyped = (text: string) => (text.includes("'def is_match(c, t):'") && text.includes("'    return c == t'")) || text.includes('def is_match(c, t):\\n    return c == t');
     expect(tests.filter((f) => retyped(readFileSync(join(ROOT, 'test', f), 'utf8')))).toEqual([]);
   });
+
+  it('every compiled file a test waits for (dist/…) has its source: a moved file must not skip its tests in silence', () => {
+    const tests = readdirSync(join(ROOT, 'test')).filter((f) => f.endsWith('.ts') && f !== 'dependencies.test.ts');
+    const waited: string[] = [];
+    for (const f of tests) {
+      const text = readFileSync(join(ROOT, 'test', f), 'utf8');
+      for (const m of text.matchAll(/'dist\/([\w/.-]+\.js)'/g)) waited.push(m[1]!);
+      for (const m of text.matchAll(/join\(ROOT, 'dist', ((?:'[\w.-]+'(?:, )?)+)\)/g)) waited.push([...m[1]!.matchAll(/'([\w.-]+)'/g)].map((x) => x[1]).join('/'));
+    }
+    expect(waited.length).toBeGreaterThan(0);
+    expect(waited.filter((js) => js.endsWith('.js') && !existsSync(join(ROOT, js.replace(/\.js$/, '.ts'))))).toEqual([]);
+  });
 });

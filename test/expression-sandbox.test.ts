@@ -21,7 +21,7 @@ import { TracerPredictor } from '../evaluation/tracer-predictor.js';
 import { COUNT_PY, HAS_EMBEDDED_MODEL, ROOT } from './fixtures.js';
 
 const NDB = join(ROOT, 'bin', 'ndb.js');
-const BUILT = existsSync(join(ROOT, 'dist', 'adapter', 'session.js'));
+const BUILT = existsSync(join(ROOT, 'dist', 'adapter', 'debug-session.js'));
 const REFUSED = /^not available in a neural session: /;
 
 const dir = mkdtempSync(join(tmpdir(), 'ndb-sandbox-'));
