@@ -373,8 +373,9 @@ describe.skipIf(!HAS_MODEL || !BUILT)('ndb dap on the shipped model', () => {
     'a continue over several breakpoints shows a cancellable progress bar; cancel and pause are answered',
     async () => {
       const program = join(dir, 'loop.py');
-      await writeFile(program, 'def unused(a):\n    b = a * 2\n    return b\n\n\ndef loop(n):\n    total = 0\n    for i in range(n):\n        total += i\n    return total\n');
+      await writeFile(program, 'def unused(a):\n    b = a * 2\n    return b\n\n\ndef loop(n):\n    total = 0\n    for i in range(n):\n        total += i\n    if n < 0:\n        unused(n)\n    return total\n');
       // Breakpoints in a function the run never calls: the model steps until it gives up, ends, or is cancelled.
+      // (loop names it, so the cut the model sees keeps it and the breakpoints are verified.)
       const { dc } = await launch({ program, entry: 'loop', args: '1000', maxSteps: 1000 }, [2, 3]);
       const started = dc.waitForEvent('progressStart') as Promise<DebugProtocol.ProgressStartEvent>;
       const stopped = moved(dc, dc.continueRequest({ threadId: THREAD }));
