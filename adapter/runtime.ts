@@ -33,7 +33,7 @@
  * Breakpoints outside the cut are unverified, with the reason.
  */
 import { EventEmitter } from 'node:events';
-import { serializeFrame } from '../grammar/serialize.js';
+import { serializeFrameStart } from '../grammar/serialize.js';
 import type { Action, ForwardAction, State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, truncateRepr, truncateText } from '../grammar/truncate.js';
 import type { ProgramCut } from '../model-client/cut.js';
@@ -845,8 +845,8 @@ export class NeuralRuntime extends EventEmitter {
           continue;
         }
         try {
-          const text = serializeFrame('inverse', cut ? cut.stateToCut(state) : state);
-          const done = await complete(cut ? cut.text : this.source, 'inverse', text.slice(0, text.length - '{}'.length));
+          const start = serializeFrameStart('inverse', cut ? cut.stateToCut(state) : state, 'locals');
+          const done = await complete(cut ? cut.text : this.source, 'inverse', start);
           const written = cut ? cut.stateToFile(done.state, this.lines) : done.state;
           if (!best || done.startLogprob > best.score) best = { state: written, score: done.startLogprob };
         } catch (err) {

@@ -29,7 +29,7 @@
  */
 import type { Action, Exit, State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, truncateRepr, truncateText } from '../grammar/truncate.js';
-import { serializeFrame } from '../grammar/serialize.js';
+import { serializeFrameStart } from '../grammar/serialize.js';
 import type { NeuralPredictor } from '../model-client/neural-predictor.js';
 import type { PartialFrameDecoder } from '../model-client/partial-frame.js';
 import type { Entry } from '../model-client/entry-state.js';
@@ -176,8 +176,7 @@ async function predictOutput(p: NeuralPredictor, row: HeldoutRow, shape: Shape, 
 /** The start of f's return frame on `line` returning `output`: everything before its locals. */
 function returnFrameStart(lines: readonly string[], line: number, output: string): string {
   const state: State = { event: 'return', line, source: truncateText(lines[line - 1] ?? '', MAX_SOURCE_CHARS), stack: [{ function: 'f', line }], locals: {}, value: truncateRepr(output) };
-  const text = serializeFrame('inverse', state);
-  return text.slice(0, text.length - '{}'.length);
+  return serializeFrameStart('inverse', state, 'locals');
 }
 
 /** The call frame's locals as an argument list in f's parameter order. */
