@@ -1,14 +1,16 @@
 /**
- * Text in the trace language -> typed trajectory, the inverse of serialize.ts. Errors say
- * where (character offset, frame number) and what was expected.
+ * Text in the trace language -> typed trajectory, the inverse of serialize.ts (both follow
+ * layout.ts). Errors say where (character offset, frame number) and what was expected.
  */
 import { unescapePayload } from './escape.js';
+import { ACTION_OF_TOKEN, EVENT_LAYOUTS, EXIT_LAYOUTS, HEADS } from './layout.js';
 import { DELTA_MARKER } from './serialize.js';
 import {
   type Action,
   type Direction,
   type Event,
   type Exit,
+  ExitSchema,
   type Frame,
   type Locals,
   type State,
@@ -49,27 +51,11 @@ function lex(text: string): Piece[] {
   return pieces;
 }
 
-const EVENT_OF_TOKEN: Record<string, { direction: Direction; event: Event }> = {
-  [TOKENS.callSep]: { direction: 'forward', event: 'call' },
-  [TOKENS.lineSep]: { direction: 'forward', event: 'line' },
-  [TOKENS.returnSep]: { direction: 'forward', event: 'return' },
-  [TOKENS.exceptionSep]: { direction: 'forward', event: 'exception' },
-  [TOKENS.invCallSep]: { direction: 'inverse', event: 'call' },
-  [TOKENS.invLineSep]: { direction: 'inverse', event: 'line' },
-  [TOKENS.invLineCallSep]: { direction: 'inverse', event: 'line_call' },
-  [TOKENS.invReturnSep]: { direction: 'inverse', event: 'return' },
-  [TOKENS.invExceptionSep]: { direction: 'inverse', event: 'exception' },
-};
-
-const SIMPLE_ACTIONS: Record<string, Action> = {
-  [TOKENS.stepInto]: { kind: 'step_into' },
-  [TOKENS.stepOver]: { kind: 'step_over' },
-  [TOKENS.stepReturn]: { kind: 'step_return' },
-  [TOKENS.continue]: { kind: 'continue' },
-  [TOKENS.invStepInto]: { kind: 'inv_step_into' },
-  [TOKENS.invStepOver]: { kind: 'inv_step_over' },
-  [TOKENS.invStepCall]: { kind: 'inv_step_call' },
-};
+/** The event a head token starts, if it starts one. */
+function eventOfToken(token: string): { direction: Direction; event: Event } | undefined {
+  const head = HEADS.get(token);
+  return head?.kind === 'event' ? head : undefined;
+}
 
 const STACK_ENTRY = /^(\S+):(\d+)$/;
 
@@ -166,7 +152,6 @@ function parseLocals(r: Reader, prev: State | undefined): Locals {
 
 /** `f:3 g:12` (full stack) or `12` (the current line, same frame as `prev`). */
 function parseLoc(r: Reader, prev: State | undefined): Frame[] {
-  r.token(TOKENS.locSep);
   const { text, offset } = r.text();
   if (/^\d+$/.test(text)) {
     if (!prev) r.fail('a bare line number needs a state before it', offset);
@@ -183,29 +168,19 @@ function parseLoc(r: Reader, prev: State | undefined): Frame[] {
 }
 
 function parseFrameBody(r: Reader, event: Event, prev: State | undefined, at: number): State {
-  const stack = parseLoc(r, prev);
-  let source: string;
-  let locals: Locals;
+  let stack: Frame[] | undefined;
+  let source = '';
+  let locals: Locals | undefined;
   let value: string | undefined;
-  if (event === 'call') {
-    r.token(TOKENS.srcSep);
-    source = r.text().text;
-    r.token(TOKENS.argSep);
-    locals = parseLocals(r, prev);
-  } else if (event === 'line' || event === 'line_call') {
-    r.token(TOKENS.argSep);
-    locals = parseLocals(r, prev);
-    r.token(TOKENS.srcSep);
-    source = r.text().text;
-  } else {
-    r.token(TOKENS.srcSep);
-    source = r.text().text;
-    r.token(TOKENS.argSep);
-    value = parseValue(r);
-    r.token(TOKENS.localsSep);
-    locals = parseLocals(r, prev);
+  for (const { part, token } of EVENT_LAYOUTS[event]) {
+    r.token(token);
+    if (part === 'loc') stack = parseLoc(r, prev);
+    else if (part === 'src') source = r.text().text;
+    else if (part === 'locals') locals = parseLocals(r, prev);
+    else value = parseValue(r);
   }
-  const state = { event, line: stack[stack.length - 1]!.line, source, stack, locals, ...(value === undefined ? {} : { value }) };
+  // Every event's layout has a location and locals.
+  const state = { event, line: stack!.at(-1)!.line, source, stack: stack!, locals: locals!, ...(value === undefined ? {} : { value }) };
   const checked = StateSchema.safeParse(state);
   if (!checked.success) r.fail(`invalid state: ${checked.error.issues.map((i) => i.message).join('; ')}`, at);
   return checked.data;
@@ -213,9 +188,8 @@ function parseFrameBody(r: Reader, event: Event, prev: State | undefined, at: nu
 
 function parseAction(r: Reader): Action {
   const p = r.anyToken('an action');
-  const simple = SIMPLE_ACTIONS[p.text];
-  if (simple) return simple;
-  if (p.text !== TOKENS.breakpoint) r.fail(`expected an action but found ${p.text}`, p.offset);
+  const kind = ACTION_OF_TOKEN.get(p.text) ?? r.fail(`expected an action but found ${p.text}`, p.offset);
+  if (kind !== 'breakpoint') return { kind };
   r.token(TOKENS.locSep);
   const { text, offset } = r.text();
   if (!/^\d+$/.test(text) || Number(text) < 1) r.fail(`a breakpoint needs a line number, found ${JSON.stringify(text)}`, offset);
@@ -225,24 +199,16 @@ function parseAction(r: Reader): Action {
 
 function parseExit(r: Reader, direction: Direction): Exit {
   const p = r.anyToken('an exit');
-  const expectDirection = (d: Direction) => {
-    if (d !== direction) r.fail(`${p.text} cannot end a ${direction} trajectory`, p.offset);
-  };
-  switch (p.text) {
-    case TOKENS.exitNormal:
-    case TOKENS.exitError:
-      expectDirection('forward');
-      r.token(TOKENS.argSep);
-      return { kind: p.text === TOKENS.exitNormal ? 'normal' : 'error', value: parseValue(r) };
-    case TOKENS.exitNever:
-      expectDirection('forward');
-      return { kind: 'never' };
-    case TOKENS.invExitEntry:
-      expectDirection('inverse');
-      return { kind: 'entry' };
-    default:
-      return r.fail(`expected a frame or an exit but found ${p.text}`, p.offset);
+  const head = HEADS.get(p.text);
+  if (head?.kind !== 'exit') return r.fail(`expected a frame or an exit but found ${p.text}`, p.offset);
+  if (head.direction !== direction) r.fail(`${p.text} cannot end a ${direction} trajectory`, p.offset);
+  let value: string | undefined;
+  // An exit's only part is its value.
+  for (const { token } of EXIT_LAYOUTS[head.exit]) {
+    r.token(token);
+    value = parseValue(r);
   }
+  return ExitSchema.parse({ kind: head.exit, ...(value === undefined ? {} : { value }) });
 }
 
 /**
@@ -252,7 +218,7 @@ function parseExit(r: Reader, direction: Direction): Exit {
 export function parseFrame(text: string, prev?: State, prevAction?: Action): { direction: Direction; state: State } {
   const r = new Reader(lex(text), text.length);
   const head = r.anyToken('an event token');
-  const ev = EVENT_OF_TOKEN[head.text] ?? r.fail(`expected an event token but found ${head.text}`, head.offset);
+  const ev = eventOfToken(head.text) ?? r.fail(`expected an event token but found ${head.text}`, head.offset);
   const state = parseFrameBody(r, ev.event, prevAction ? prev : undefined, head.offset);
   if (!r.atEnd()) r.fail('unexpected text after the frame');
   return { direction: ev.direction, state };
@@ -280,7 +246,7 @@ export function parseTrajectory(text: string): Trajectory {
     r.token(TOKENS.frameSep);
     const p = r.peek();
     if (!p) break; // an open trajectory: the next frame is yet to come
-    const ev = p.kind === 'token' ? EVENT_OF_TOKEN[p.text] : undefined;
+    const ev = p.kind === 'token' ? eventOfToken(p.text) : undefined;
     if (!ev) {
       exit = parseExit(r, direction ?? (p.text === TOKENS.invExitEntry ? 'inverse' : 'forward'));
       r.token(TOKENS.traceEnd);

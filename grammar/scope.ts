@@ -2,9 +2,8 @@
  * When a frame may be written as a delta of the one before it (reference §4: locals are
  * deltas, "full after a scope change"). Serializer and parser share this one rule.
  */
+import { STEP_ACTIONS } from './layout.js';
 import type { Action, State } from './state.js';
-
-const STEP_ACTIONS: ReadonlySet<Action['kind']> = new Set(['step_into', 'step_over', 'inv_step_into', 'inv_step_over']);
 
 /** The same Python frame: same depth, same callers (name and call line), same function. */
 export function sameFrame(a: State, b: State): boolean {
@@ -19,9 +18,9 @@ export function sameFrame(a: State, b: State): boolean {
 }
 
 /**
- * The scope is kept when a step action moves within one frame and the new state is not a
- * call (a call always opens a new scope, even a recursive one). Jumps (breakpoint,
- * step_return, continue, inv_step_call) always write the full state.
+ * The scope is kept when a step action (layout.ts, ACTIONS) moves within one frame and the
+ * new state is not a call (a call always opens a new scope, even a recursive one). Jumps
+ * (breakpoint, step_return, continue, inv_step_call) always write the full state.
  */
 export function scopeKept(prev: State | undefined, action: Action | undefined, cur: State): boolean {
   if (!prev || !action || !STEP_ACTIONS.has(action.kind)) return false;

@@ -1,38 +1,17 @@
 /**
- * State and trajectory -> text in the trace language. The inverse is parse.ts.
+ * State and trajectory -> text in the trace language. The inverse is parse.ts; the order of
+ * a frame's parts and the head and action tokens are layout.ts's.
  *
- * Frame layouts (T = the frame's event token, LOC = location, see README):
- *   call              T LOC <|src_sep|> SRC <|arg_sep|> LOCALS
- *   line, line_call   T LOC <|arg_sep|> LOCALS <|src_sep|> SRC
- *   return, exception T LOC <|src_sep|> SRC <|arg_sep|> VALUE <|locals_sep|> LOCALS
- * LOC is `<|loc_sep|>` then either the whole stack `f:3 g:12` (outermost first) or, when
- * the scope is kept, only the current line number `12`.
+ * LOC is either the whole stack `f:3 g:12` (outermost first) or, when the scope is kept,
+ * only the current line number `12` (scope.ts).
  */
 import { escapePayload } from './escape.js';
+import { ACTIONS, EVENT_LAYOUTS, EXIT_LAYOUTS, EXIT_TOKENS, type Layout, type Part, eventToken } from './layout.js';
 import { localsAsDelta, scopeKept } from './scope.js';
-import type { Action, Direction, Event, Exit, Locals, State, Trajectory } from './state.js';
+import type { Action, Direction, Exit, Locals, State, Trajectory } from './state.js';
 import { TOKENS } from './tokens.js';
 
 export const DELTA_MARKER = '..';
-
-const FORWARD_EVENT_TOKENS: Record<Event, string> = {
-  call: TOKENS.callSep,
-  line: TOKENS.lineSep,
-  line_call: TOKENS.lineSep, // never written forward; a line_call is a line seen from the future
-  return: TOKENS.returnSep,
-  exception: TOKENS.exceptionSep,
-};
-const INVERSE_EVENT_TOKENS: Record<Event, string> = {
-  call: TOKENS.invCallSep,
-  line: TOKENS.invLineSep,
-  line_call: TOKENS.invLineCallSep,
-  return: TOKENS.invReturnSep,
-  exception: TOKENS.invExceptionSep,
-};
-
-export function eventToken(direction: Direction, event: Event): string {
-  return (direction === 'forward' ? FORWARD_EVENT_TOKENS : INVERSE_EVENT_TOKENS)[event];
-}
 
 /** JSON text of a repr value, escaped for the payload. Python's json.dumps spacing. */
 function jsonString(value: string): string {
@@ -54,8 +33,39 @@ export function serializeLocals(locals: Locals, prev?: Locals): string {
 }
 
 function serializeLoc(state: State, kept: boolean): string {
-  const loc = kept ? String(state.line) : state.stack.map((f) => `${f.function}:${f.line}`).join(' ');
-  return TOKENS.locSep + loc;
+  return kept ? String(state.line) : state.stack.map((f) => `${f.function}:${f.line}`).join(' ');
+}
+
+/**
+ * A head token and the parts of `layout` after it, each after its separator; with `stop`,
+ * only up to that part's separator (its payload and what follows are left out).
+ */
+function writeParts(head: string, layout: Layout, payload: (part: Part) => string, stop?: Part): string {
+  let text = head;
+  for (const { part, token } of layout) {
+    text += token;
+    if (part === stop) return text;
+    text += payload(part);
+  }
+  if (stop) throw new Error(`the layout has no ${stop} part`);
+  return text;
+}
+
+function writeFrame(direction: Direction, state: State, prev: State | undefined, action: Action | undefined, stop?: Part): string {
+  const kept = scopeKept(prev, action, state);
+  const payload = (part: Part): string => {
+    switch (part) {
+      case 'loc':
+        return serializeLoc(state, kept);
+      case 'src':
+        return escapePayload(state.source);
+      case 'value':
+        return jsonString(state.value ?? '');
+      case 'locals':
+        return serializeLocals(state.locals, kept && localsAsDelta(prev!, state) ? prev!.locals : undefined);
+    }
+  };
+  return writeParts(eventToken(direction, state.event), EVENT_LAYOUTS[state.event], payload, stop);
 }
 
 /**
@@ -64,54 +74,27 @@ function serializeLoc(state: State, kept: boolean): string {
  * here; they decide whether the frame is written as a delta.
  */
 export function serializeFrame(direction: Direction, state: State, prev?: State, action?: Action): string {
-  const kept = scopeKept(prev, action, state);
-  const locals = serializeLocals(state.locals, kept && localsAsDelta(prev!, state) ? prev!.locals : undefined);
-  const head = eventToken(direction, state.event) + serializeLoc(state, kept);
-  const src = TOKENS.srcSep + escapePayload(state.source);
-  switch (state.event) {
-    case 'call':
-      return head + src + TOKENS.argSep + locals;
-    case 'line':
-    case 'line_call':
-      return head + TOKENS.argSep + locals + src;
-    case 'return':
-    case 'exception':
-      return head + src + TOKENS.argSep + jsonString(state.value ?? '') + TOKENS.localsSep + locals;
-  }
+  return writeFrame(direction, state, prev, action);
+}
+
+/**
+ * The start of a frame, for a model to complete: its text up to and including the separator
+ * of `part`, e.g. a return frame up to its locals, `T LOC <|src_sep|> SRC <|arg_sep|> VALUE
+ * <|locals_sep|>`. The state's own `part` (and what follows it) is not written.
+ */
+export function serializeFrameStart(direction: Direction, state: State, part: Part, prev?: State, action?: Action): string {
+  return writeFrame(direction, state, prev, action, part);
 }
 
 export function serializeAction(action: Action): string {
-  switch (action.kind) {
-    case 'step_into':
-      return TOKENS.stepInto;
-    case 'step_over':
-      return TOKENS.stepOver;
-    case 'step_return':
-      return TOKENS.stepReturn;
-    case 'continue':
-      return TOKENS.continue;
-    case 'breakpoint':
-      return `${TOKENS.breakpoint}${TOKENS.locSep}${action.line}${TOKENS.srcSep}${escapePayload(action.source)}`;
-    case 'inv_step_into':
-      return TOKENS.invStepInto;
-    case 'inv_step_over':
-      return TOKENS.invStepOver;
-    case 'inv_step_call':
-      return TOKENS.invStepCall;
-  }
+  const { token } = ACTIONS[action.kind];
+  if (action.kind !== 'breakpoint') return token;
+  return `${token}${TOKENS.locSep}${action.line}${TOKENS.srcSep}${escapePayload(action.source)}`;
 }
 
+/** An exit's text, from its token up to (not including) `<|trace_end|>`. Its only part is its value. */
 export function serializeExit(exit: Exit): string {
-  switch (exit.kind) {
-    case 'normal':
-      return TOKENS.exitNormal + TOKENS.argSep + jsonString(exit.value);
-    case 'error':
-      return TOKENS.exitError + TOKENS.argSep + jsonString(exit.value);
-    case 'never':
-      return TOKENS.exitNever;
-    case 'entry':
-      return TOKENS.invExitEntry;
-  }
+  return writeParts(EXIT_TOKENS[exit.kind].token, EXIT_LAYOUTS[exit.kind], () => jsonString('value' in exit ? exit.value : ''));
 }
 
 /** `<|begin_of_text|><|trace_context_start|>PROGRAM` — the prompt prefix shared by every step. */

@@ -21,9 +21,10 @@
  * Every token's log-probability under the model (temperature 1, before the grammar's mask) is
  * kept for confidences (confidence.ts); forced tokens count as certain (0).
  */
+import type { Head } from '../grammar/layout.js';
 import type { TraceTokenizer } from '../tokenizer/trace-tokenizer.js';
 import { Rng } from '../util/rng.js';
-import { FrameConstraint, type FrameRules, type FrameSpans, type Head } from './frame-constraint.js';
+import { FrameConstraint, type FrameRules, type FrameSpans } from './frame-constraint.js';
 import type { KvCache } from './kv-cache.js';
 import type { Logits, ModelSession } from './onnx-session.js';
 import { lookupDraft, structuralDraft } from './draft.js';

@@ -8,26 +8,21 @@
  * are decoded to code points, the payload escape (escape.ts) is undone, and the segment of
  * the layout at hand checks each code point.
  *
- * Layouts (T the head token; each segment ends at the special token after it):
- *   call                T <|loc_sep|> LOC <|src_sep|> SRC <|arg_sep|> LOCALS <|action_sep|>
- *   line, line_call     T <|loc_sep|> LOC <|arg_sep|> LOCALS <|src_sep|> SRC <|action_sep|>
- *   return, exception   T <|loc_sep|> LOC <|src_sep|> SRC <|arg_sep|> VALUE <|locals_sep|> LOCALS <|action_sep|>
- *   exit normal, error  T <|arg_sep|> VALUE <|trace_end|>
- *   exit never, entry   T <|trace_end|>
- *
- * Which heads may come depends on the action: a forward action leads to a forward event or a
- * forward exit, an inverse one to an inverse event or `<|inv_exit_entry|>`; `continue` only
- * to an exit, a breakpoint only to a line or an exit; a run's first frame is a call or an
- * exit. A bare line number (and so a locals
- * delta) only after a step action that stays in a frame (scope.ts), never for a call.
+ * The layouts, the heads and which heads may follow each action are grammar/layout.ts's
+ * tables: a frame's segments are the empty one after its head, then each part up to the
+ * separator after it (the last up to `<|action_sep|>` or `<|trace_end|>`). A forward action
+ * leads to a forward event or a forward exit, an inverse one to an inverse event or
+ * `<|inv_exit_entry|>`; `continue` only to an exit, a breakpoint only to a line or an exit; a
+ * run's first frame is a call or an exit. A bare line number (and so a locals delta) only
+ * after a step action that stays in a frame (scope.ts), never for a call.
  *
  * SRC is fixed by the line number: `forced()` hands it out with the token after it, so the
  * decoder feeds it without sampling.
  */
 import { escapePayload } from '../grammar/escape.js';
-import type { Action, Direction, Event, State } from '../grammar/state.js';
+import { HEADS, type Head, type Part, STEP_ACTIONS, frameEnd, headsAfter, layoutOf } from '../grammar/layout.js';
+import type { Action, Event, State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, MAX_REPR_CHARS, truncateText, MAX_LOCALS } from '../grammar/truncate.js';
-import { TOKENS } from '../grammar/tokens.js';
 import { type ControlFlow, headImpossible, type Landing } from '../program-analysis/control-flow.js';
 import { bothRules, keptNames, keptValueRule } from './kept-values.js';
 import { type ContentRule, JsonString, type KnownNames, type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
@@ -73,88 +68,18 @@ function requiredCallLocals(params: readonly string[] | undefined): readonly str
   return params.length > MAX_LOCALS ? params.slice(0, MAX_LOCALS - 1) : params;
 }
 
-export type ExitHead = 'normal' | 'error' | 'never' | 'entry';
-export type Head = { kind: 'event'; direction: Direction; event: Event } | { kind: 'exit'; exit: ExitHead };
+type SegmentKind = 'none' | Part;
+/** A frame's segments after its head, each with the special token that ends it. */
+type Segments = readonly (readonly [SegmentKind, string])[];
 
-const HEADS: ReadonlyMap<string, Head> = new Map<string, Head>([
-  [TOKENS.callSep, { kind: 'event', direction: 'forward', event: 'call' }],
-  [TOKENS.lineSep, { kind: 'event', direction: 'forward', event: 'line' }],
-  [TOKENS.returnSep, { kind: 'event', direction: 'forward', event: 'return' }],
-  [TOKENS.exceptionSep, { kind: 'event', direction: 'forward', event: 'exception' }],
-  [TOKENS.invCallSep, { kind: 'event', direction: 'inverse', event: 'call' }],
-  [TOKENS.invLineSep, { kind: 'event', direction: 'inverse', event: 'line' }],
-  [TOKENS.invLineCallSep, { kind: 'event', direction: 'inverse', event: 'line_call' }],
-  [TOKENS.invReturnSep, { kind: 'event', direction: 'inverse', event: 'return' }],
-  [TOKENS.invExceptionSep, { kind: 'event', direction: 'inverse', event: 'exception' }],
-  [TOKENS.exitNormal, { kind: 'exit', exit: 'normal' }],
-  [TOKENS.exitError, { kind: 'exit', exit: 'error' }],
-  [TOKENS.exitNever, { kind: 'exit', exit: 'never' }],
-  [TOKENS.invExitEntry, { kind: 'exit', exit: 'entry' }],
-]);
-
-const FORWARD_EXITS = [TOKENS.exitNormal, TOKENS.exitError, TOKENS.exitNever];
-const FORWARD_EVENTS = [TOKENS.callSep, TOKENS.lineSep, TOKENS.returnSep, TOKENS.exceptionSep];
-const INVERSE_HEADS = [TOKENS.invCallSep, TOKENS.invLineSep, TOKENS.invLineCallSep, TOKENS.invReturnSep, TOKENS.invExceptionSep, TOKENS.invExitEntry];
-const STEP_ACTIONS: ReadonlySet<Action['kind']> = new Set(['step_into', 'step_over', 'inv_step_into', 'inv_step_over']);
-
-function allowedHeads(action: Action | null): ReadonlySet<string> {
-  // A run starts with the entry's call, or ends before any (a call that fails to bind).
-  if (!action) return new Set([TOKENS.callSep, ...FORWARD_EXITS]);
-  switch (action.kind) {
-    case 'continue':
-      return new Set(FORWARD_EXITS);
-    case 'breakpoint':
-      return new Set([TOKENS.lineSep, ...FORWARD_EXITS]);
-    case 'step_into':
-    case 'step_over':
-    case 'step_return':
-      return new Set([...FORWARD_EVENTS, ...FORWARD_EXITS]);
-    case 'inv_step_into':
-    case 'inv_step_over':
-    case 'inv_step_call':
-      return new Set(INVERSE_HEADS);
-  }
+function segmentsOf(head: Head): Segments {
+  const parts = layoutOf(head);
+  const ends = [...parts.map((p) => p.token), frameEnd(head)];
+  return ends.map((token, i) => [i === 0 ? 'none' : parts[i - 1]!.part, token] as const);
 }
 
-type SegmentKind = 'none' | 'loc' | 'src' | 'locals' | 'value';
-type Layout = readonly (readonly [SegmentKind, string])[];
-
-function layoutOf(head: Head): Layout {
-  if (head.kind === 'exit') {
-    return head.exit === 'normal' || head.exit === 'error'
-      ? [
-          ['none', TOKENS.argSep],
-          ['value', TOKENS.traceEnd],
-        ]
-      : [['none', TOKENS.traceEnd]];
-  }
-  switch (head.event) {
-    case 'call':
-      return [
-        ['none', TOKENS.locSep],
-        ['loc', TOKENS.srcSep],
-        ['src', TOKENS.argSep],
-        ['locals', TOKENS.actionSep],
-      ];
-    case 'line':
-    case 'line_call':
-      return [
-        ['none', TOKENS.locSep],
-        ['loc', TOKENS.argSep],
-        ['locals', TOKENS.srcSep],
-        ['src', TOKENS.actionSep],
-      ];
-    case 'return':
-    case 'exception':
-      return [
-        ['none', TOKENS.locSep],
-        ['loc', TOKENS.srcSep],
-        ['src', TOKENS.argSep],
-        ['value', TOKENS.localsSep],
-        ['locals', TOKENS.actionSep],
-      ];
-  }
-}
+/** Each head token's segments. */
+const SEGMENTS: ReadonlyMap<string, Segments> = new Map([...HEADS].map(([token, head]) => [token, segmentsOf(head)]));
 
 /** No payload: the special token after it comes right away. */
 class EmptySegment implements Segment {
@@ -264,7 +189,7 @@ export class FrameConstraint {
   private readonly heads: ReadonlySet<string>;
   private readonly bareAllowedFor: (event: Event) => boolean;
   private head: Head | null = null;
-  private layout: Layout = [];
+  private layout: Segments = [];
   private index = -1;
   private segment: Segment = new EmptySegment();
   private segmentStart = 0;
@@ -283,7 +208,7 @@ export class FrameConstraint {
 
   constructor(private readonly rules: FrameRules) {
     this.landing = rules.flow ? rules.flow.landing(rules.action, rules.prev) : {};
-    const heads = new Set(allowedHeads(rules.action));
+    const heads = new Set<string>(headsAfter(rules.action));
     for (const h of heads) {
       const head = HEADS.get(h);
       if (head?.kind === 'event' && headImpossible(this.landing[head.event])) heads.delete(h);
@@ -316,7 +241,7 @@ export class FrameConstraint {
       const head = this.heads.has(token) ? HEADS.get(token) : undefined;
       if (!head) return false;
       this.head = head;
-      this.layout = layoutOf(head);
+      this.layout = SEGMENTS.get(token)!;
       this.spans = { ...this.spans, head: at };
       this.enter(0);
       return true;

@@ -12,7 +12,7 @@
  * `ndb eval cruxeval --task input` (evaluation/cruxeval.ts); each reads the call frame its own
  * way (the debugger as positional arguments, the evaluation by the parameters' kinds).
  */
-import { serializeFrame } from '../grammar/serialize.js';
+import { serializeFrameStart } from '../grammar/serialize.js';
 import type { State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, truncateRepr, truncateText } from '../grammar/truncate.js';
 import type { ProgramCut } from '../program-analysis/cut.js';
@@ -70,8 +70,7 @@ export function returnState(q: InputQuestion, line: number): State {
 
 /** The start of a return frame, as the completer is given it: the frame's text up to its locals. */
 export function returnFrameStart(state: State): string {
-  const text = serializeFrame('inverse', state);
-  return text.slice(0, text.length - '{}'.length);
+  return serializeFrameStart('inverse', state, 'locals');
 }
 
 /**
