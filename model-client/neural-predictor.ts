@@ -122,8 +122,8 @@ export class NeuralPredictor implements Predictor {
   /** The file's own lines (states leave the predictor with the file's line numbers and text). */
   private fileLines: string[] = [];
   private readonly prefix: PrefixCache;
-  /** The last prediction's steps and state (the cut's lines) and where its window started, for catchUp. */
-  private upcoming: { steps: readonly Step[]; state: State; windowStart: number } | null = null;
+  /** The last prediction's steps and state (the cut's lines), for catchUp. */
+  private upcoming: { steps: readonly Step[]; state: State } | null = null;
 
   private constructor(
     readonly session: ModelSession,
@@ -223,9 +223,22 @@ export class NeuralPredictor implements Predictor {
   async predict(fileHistory: readonly HistoryEntry[], fileAction: Action, opts: PredictOptions = {}): Promise<Prediction> {
     if (!this.program) throw new Error('predict before start: the predictor has no program');
     const cut = this.cut;
-    const action = this.actionToCut(fileAction);
-    const history = cut ? fileHistory.map((h) => ({ state: cut.stateToCut(h.state), ...(h.action ? { action: this.actionToCut(h.action) } : {}) })) : fileHistory;
+    const history = fileHistory.map((h) => {
+      const state = cut ? cut.stateToCut(h.state) : h.state;
+      return { state, ...(h.action ? { action: this.asAsked(this.actionToCut(h.action), state) } : {}) };
+    });
+    const last = history[history.length - 1];
+    const action = last ? this.asAsked(this.actionToCut(fileAction), last.state) : this.actionToCut(fileAction);
     return this.toFile(await this.predictCut(history, action, opts));
+  }
+
+  /**
+   * The action as the model is asked it: a step_into that can enter nothing is a step_over
+   * (ControlFlow.stepIntoIsStepOver), so that `s` and `n` there give one answer, now and in
+   * the histories of later steps.
+   */
+  private asAsked(action: Action, from: State): Action {
+    return action.kind === 'step_into' && this.program!.flow?.stepIntoIsStepOver(from) ? { kind: 'step_over' } : action;
   }
 
   private async predictCut(history: readonly HistoryEntry[], action: Action, opts: PredictOptions): Promise<Prediction> {
@@ -233,7 +246,7 @@ export class NeuralPredictor implements Predictor {
     const started = performance.now();
     const passes = this.session.passes;
     const steps = historySteps(history, action);
-    const { ids, start: windowStart } = this.promptIds(steps);
+    const { ids } = this.promptIds(steps);
     const prev = steps[steps.length - 1]!.state;
     const start = this.knownStart(prev, action);
     const given = start === null ? [] : this.tokenizer.encode(start);
@@ -241,7 +254,7 @@ export class NeuralPredictor implements Predictor {
     // A guess must agree with the start the action fixes; its first draft is what follows that.
     const guess = frame && (start === null || frame.start.startsWith(start)) ? { start: this.tokenizer.encode(frame.start.slice(start?.length ?? 0)), whole: this.tokenizer.encode(frame.whole) } : undefined;
     const prediction = await this.decode({ ids: [...ids, ...given], rules: this.rules(action, prev), prev, given, started, passes, prefilled: 0, ...(guess ? { guess } : {}) }, opts);
-    this.upcoming = prediction.kind === 'state' ? { steps, state: prediction.state, windowStart } : null;
+    this.upcoming = prediction.kind === 'state' ? { steps, state: prediction.state } : null;
     return prediction;
   }
 
@@ -391,12 +404,13 @@ export class NeuralPredictor implements Predictor {
   }
 
   /**
-   * While the user looks at a stop: the last frame's unrun tokens (PrefixCache.catchUp); or,
-   * when the next prompt's window will start later than this one's (the history outgrew the
-   * context, slideStarts), that slid prompt up to the new frame's `<|action_sep|>`, so that
-   * the key press after it runs only its action, not the whole rebuilt history. The next
-   * action is taken to be a step over for choosing the window (its few tokens rarely change
-   * the choice; where they do, the press rebuilds, as without this).
+   * While the user looks at a stop: the next prompt up to the new frame's `<|action_sep|>`,
+   * so that the key press after it runs only its action. Mostly that is the last frame's
+   * unrun tokens; but when the history writes the frame otherwise than it was decoded (a repr
+   * cut to 100 characters) it is that frame again, and when the next prompt's window starts
+   * later than this one's (the history outgrew the context, slideStarts) it is the whole slid
+   * prompt. The next action is taken to be a step over for choosing the window (its few
+   * tokens rarely change the choice; where they do, the press rebuilds, as without this).
    */
   async catchUp(): Promise<void> {
     const upcoming = this.upcoming;
@@ -409,7 +423,7 @@ export class NeuralPredictor implements Predictor {
         // The next press says so itself; nothing to prepare.
         if (!(err instanceof ContextOverflowError)) throw err;
       }
-      if (next && next.start !== upcoming.windowStart) {
+      if (next) {
         const actionSep = this.tokenizer.tokenId(TOKENS.actionSep);
         const end = next.ids.lastIndexOf(actionSep);
         if (end > 0) {

@@ -180,6 +180,15 @@ export class ControlFlow {
   }
 
   /**
+   * Whether step_into from `prev` moves exactly as step_over does: from a return (both go on
+   * to the caller's next event) or where no call can start before the frame's next event
+   * (pdb's `s` on `s = 0` is its `n`).
+   */
+  stepIntoIsStepOver(prev: State): boolean {
+    return prev.event === 'return' || headImpossible(this.landingByMoves({ kind: 'step_into' }, prev).call);
+  }
+
+  /**
    * Where `action` from `prev` can land, head by head (a head not listed: free under lines by
    * frame). Exits are not constrained here.
    */

@@ -80,16 +80,16 @@ describe.skipIf(!HAS_MODEL)('a long run on the shipped model', () => {
     const at = slides(hurried);
     expect(at.length).toBeGreaterThanOrEqual(1); // the run outgrew the context
     expect(at[0]!).toBeGreaterThan(10);
-    // At least 8 presses between two slides (the jump frees half the history's room, about 10 steps here).
-    for (let k = 1; k < at.length; k++) expect(at[k]! - at[k - 1]!, `slides at presses ${at.join(', ')}`).toBeGreaterThanOrEqual(8);
+    // At least 5 presses between two slides (the jump frees half the history's room: 5-10 steps here, by the frames' lengths).
+    for (let k = 1; k < at.length; k++) expect(at[k]! - at[k - 1]!, `slides at presses ${at.join(', ')}`).toBeGreaterThanOrEqual(5);
     // Only a slide's press runs more than the last frame again (no look: the press runs the
     // last frame's tail, all of it when the history writes that frame otherwise than it was
     // decoded, e.g. a repr cut to 100 characters) plus its own few tokens.
     const lastFrame = (i: number) => (i > 0 ? hurried[i - 1]!.stats.sampledTokens + hurried[i - 1]!.stats.forcedTokens : 0);
     const heavy = hurried.flatMap((p, i) => (p.stats.prefilledTokens > Math.max(64, lastFrame(i) + 16) ? [i + 1] : []));
     expect(heavy).toEqual(at);
-    const late = hurried.slice(PRESSES / 2).map((p) => p.stats.prefilledTokens);
-    expect(late.filter((t) => t > 64).length).toBeLessThanOrEqual(Math.ceil(late.length / 8));
+    // Late in the run, few presses rebuild (a long frame run again is not a rebuild).
+    expect(heavy.filter((at) => at > PRESSES / 2).length).toBeLessThanOrEqual(Math.ceil(PRESSES / 2 / 8));
   });
 
   it('without prefetch, runs the slid prompt while the user looks: no press late in the run runs more than an early one', () => {

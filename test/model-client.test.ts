@@ -410,6 +410,23 @@ describe.runIf(HAS_MODEL)('with the model', () => {
     expect(moved.slice(1).map((t) => t.replace(/^\d+/, (n) => String(Number(n) - shift)))).toEqual(plain.slice(1));
   });
 
+  it("gives `s` and `n` one answer where step_into can enter nothing, now and after", async () => {
+    await predictor.start(COUNT_SOURCE, null);
+    const tree = new StateTree(await traceSource(COUNT_SOURCE, { entry: 'count', args: "'berry', 'r'" }));
+    const at = (line: number) => tree.states.find((s) => s.event === 'line' && s.line === line && s.stack.length === 1)!;
+    const text = (p: Awaited<ReturnType<typeof predictor.predict>>) => (p.kind === 'state' ? JSON.stringify(p.state) : p.kind);
+    for (const line of [6, 7, 9]) {
+      const from = at(line);
+      const into = await predictor.predict([{ state: from }], { kind: 'step_into' });
+      const over = await predictor.predict([{ state: from }], { kind: 'step_over' });
+      expect(text(into)).toBe(text(over));
+      // The step's action in a later history is asked the same way too.
+      if (into.kind !== 'state') continue;
+      const after = (kind: 'step_into' | 'step_over') => predictor.predict([{ state: from, action: { kind } }, { state: into.state }], { kind: 'step_over' });
+      expect(text(await after('step_into'))).toBe(text(await after('step_over')));
+    }
+  });
+
   it('samples reproducibly from a seed', async () => {
     await predictor.start(COUNT_SOURCE, { entry: 'count', args: "'berry', 'r'" });
     const tree = new StateTree(await traceSource(COUNT_SOURCE, { entry: 'count', args: "'berry', 'r'" }));
