@@ -135,6 +135,7 @@ const CRUXEVAL_FLAGS = {
   model: { type: 'string', value: 'DIR', description: 'a model folder (default: models/default)' },
   precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32; int8: the folder's int8 file)" },
   samples: { type: 'string', value: 'N', description: 'vote over N sampled frames per jump (default 1: greedy)' },
+  check: { type: 'string', value: 'forward|none', description: "input task: run the model's answer and the output-as-argument forward with the model, keep one that returns the output (default forward)" },
 } satisfies FlagSpecs;
 
 const CRUXEVAL_COMMAND = defineCommand({
@@ -153,6 +154,9 @@ async function cruxevalCommand({ values }: Parsed<typeof CRUXEVAL_FLAGS>, usage:
   const method = values.method ?? 'breakpoint';
   if (method !== 'step_return' && method !== 'breakpoint') throw usage('--method must be step_return or breakpoint');
   if (values.method !== undefined && task === 'input') throw usage('--method applies to --task output only');
+  const check = values.check ?? 'forward';
+  if (check !== 'forward' && check !== 'none') throw usage('--check must be forward or none');
+  if (values.check !== undefined && task === 'output') throw usage('--check applies to --task input only');
   const rows = await loadRows(values.data, limitOf(values.limit, usage), usage);
   const dir = values.model ?? defaultModelDir();
   const model = await loadModel(dir, precisionOf(values.precision, usage), usage);
@@ -160,7 +164,7 @@ async function cruxevalCommand({ values }: Parsed<typeof CRUXEVAL_FLAGS>, usage:
     const frames = await PartialFrameDecoder.load(model, dir);
     const bar = new ProgressBar(`cruxeval ${task}`, rows.length);
     const samples = limitOf(values.samples, usage);
-    const report = await evaluateCruxEval(rows, model, frames, { task, method, ...(samples === undefined ? {} : { samples }), onProgress: (done) => bar.update(done) });
+    const report = await evaluateCruxEval(rows, model, frames, { task, method, check: check === 'forward', ...(samples === undefined ? {} : { samples }), onProgress: (done) => bar.update(done) });
     process.stdout.write(values.json ? JSON.stringify({ modelDir: dir, ...report }, null, 2) + '\n' : formatCruxEval(report));
   } finally {
     await model.release();

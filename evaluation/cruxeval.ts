@@ -24,6 +24,8 @@
  * likeliest wins. Then `inv_step_call`: the predicted call frame's locals are the arguments,
  * written in f's parameter order (`*args` spread, keyword-only ones as `name=value`). The
  * protocol is model-client/input-prediction.ts's, which the debugger's Predict Inputs shares.
+ * Then, by default, the check (predictInput): that answer and the output as the only
+ * argument are run forward by the model, and one whose predicted return is the output wins.
  *
  * Baselines, checked by the same code: output = the first argument unchanged; input = the
  * output itself as the only argument.
@@ -33,7 +35,7 @@ import { MAX_SOURCE_CHARS, truncateText } from '../grammar/truncate.js';
 import type { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { predictCallFrame } from '../model-client/input-prediction.js';
 import type { PartialFrameDecoder } from '../model-client/partial-frame.js';
-import type { Entry } from '../program-analysis/entry-state.js';
+import { type Entry, EntryError } from '../program-analysis/entry-state.js';
 import type { PredictOptions, Prediction } from '../model-client/predictor.js';
 import { sourceLines } from '../tracer/run-tracer.js';
 import { describeError, failureKind, type InternalError, NoPrediction } from './failures.js';
@@ -185,7 +187,8 @@ function argumentList(locals: Readonly<Record<string, string>>, params: Shape['p
     .join(', ');
 }
 
-async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape, samples?: number): Promise<Predicted> {
+/** The model's own answer: the call frame it writes back from f's return (input-prediction.ts). */
+async function inverseInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape, samples?: number): Promise<Predicted> {
   // The program only: the arguments are what is asked.
   await p.start(row.code, null);
   const question = { program: row.code, lines: sourceLines(row.code), function: 'f', returnLines: shape.returns.length > 0 ? shape.returns : [shape.last], value: row.output };
@@ -203,6 +206,32 @@ async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row
   return { text: argumentList(call.state.locals, shape.params), confidence };
 }
 
+/**
+ * Generate and check (`check`, the default): the candidates are the model's own answer and
+ * the output itself as the only argument; the model runs each forward from its call
+ * (predictCall, the output task's protocol; nothing runs in Python) and the first whose
+ * predicted return is the output wins, with the forward path's probability as its confidence.
+ * When none does, the model's own answer stands.
+ */
+async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape, opts: { samples?: number; check: boolean }): Promise<Predicted> {
+  const own = await inverseInput(p, frames, row, shape, opts.samples).catch((err: unknown) => {
+    if (!opts.check || failureKind(err) === 'internal') throw err;
+    return err instanceof Error ? err : new Error(String(err));
+  });
+  if (!opts.check) return own as Predicted;
+  const candidates = [...new Set([...(own instanceof Error ? [] : [own.text]), row.output])];
+  for (const args of candidates) {
+    const outcome = await predictCall(p, row.code, { entry: 'f', args }, { method: 'breakpoint', returns: shape.returns, ...(opts.samples === undefined ? {} : { samples: opts.samples }) }).catch((err: unknown) => {
+      // Arguments that are not literals (a repr the model cut with `…`), or no prediction: not this one.
+      if (err instanceof EntryError || failureKind(err) === 'model') return null;
+      throw err;
+    });
+    if (outcome?.kind === 'returned' && outcome.value === row.output) return { text: args, confidence: outcome.confidence };
+  }
+  if (own instanceof Error) throw own;
+  return own;
+}
+
 // ---- both --------------------------------------------------------------------------------
 
 export interface EvaluateCruxOptions {
@@ -210,6 +239,8 @@ export interface EvaluateCruxOptions {
   method?: OutputMethod;
   /** Frames sampled and voted on for each jump (the output's run to f's return, the input's inv_step_call); default greedy. */
   samples?: number;
+  /** Input task: check candidate inputs by running them forward with the model (predictInput); default true. */
+  check?: boolean;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -224,7 +255,7 @@ export async function evaluateCruxEval(rows: readonly HeldoutRow[], p: NeuralPre
     const shape = shapes[i]!;
     try {
       if (!shape.ok) throw new NoPrediction(`cannot read f: ${shape.error}`);
-      const predicted = opts.task === 'output' ? await predictOutput(p, row, shape, method, opts.samples) : await predictInput(p, frames, row, shape, opts.samples);
+      const predicted = opts.task === 'output' ? await predictOutput(p, row, shape, method, opts.samples) : await predictInput(p, frames, row, shape, { ...(opts.samples === undefined ? {} : { samples: opts.samples }), check: opts.check ?? true });
       model.push({ prediction: predicted.text, passed: false, confidence: predicted.confidence });
     } catch (err) {
       if (failureKind(err) === 'internal') internalErrors.push({ id: row.id, message: describeError(err) });

@@ -165,10 +165,21 @@ describe.skipIf(!HAS_MODEL)('ndb eval cruxeval', () => {
     expect(text.stdout.trimEnd().split('\n').pop()).toMatch(/^pass@1: \d+\.\d%$/);
   });
 
-  it('input task: JSON consistent', () => {
-    const r = ndb('eval', 'cruxeval', '--task', 'input', '--limit', '2', '--json', '--model', MODEL_DIR);
+  it('input task: JSON consistent; the forward check keeps the model\'s answer or takes the output itself', async () => {
+    const r = ndb('eval', 'cruxeval', '--task', 'input', '--limit', '4', '--json', '--model', MODEL_DIR);
     expect(r.code, r.stderr).toBe(0);
-    expectConsistentCrux(JSON.parse(r.stdout) as CruxReport, 'input', 2);
+    const checked = JSON.parse(r.stdout) as CruxReport;
+    expectConsistentCrux(checked, 'input', 4);
+    const plain = ndb('eval', 'cruxeval', '--task', 'input', '--limit', '4', '--json', '--model', MODEL_DIR, '--check', 'none');
+    expect(plain.code, plain.stderr).toBe(0);
+    const own = JSON.parse(plain.stdout) as CruxReport;
+    const rows = (await readHeldout(HELDOUT)).slice(0, 4); // the default --data
+    checked.items.forEach((item, i) => {
+      if (item.model.prediction !== own.items[i]!.model.prediction) expect(item.model.prediction).toBe(rows[i]!.output);
+    });
+    const bad = ndb('eval', 'cruxeval', '--task', 'input', '--check', 'backward', '--model', MODEL_DIR);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--check must be forward or none');
   });
 });
 
