@@ -214,12 +214,16 @@ async function inverseInput(p: NeuralPredictor, frames: PartialFrameDecoder, row
  * When none does, the model's own answer stands.
  */
 async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape, opts: { samples?: number; check: boolean }): Promise<Predicted> {
-  const own = await inverseInput(p, frames, row, shape, opts.samples).catch((err: unknown) => {
-    if (!opts.check || failureKind(err) === 'internal') throw err;
-    return err instanceof Error ? err : new Error(String(err));
-  });
-  if (!opts.check) return own as Predicted;
-  const candidates = [...new Set([...(own instanceof Error ? [] : [own.text]), row.output])];
+  if (!opts.check) return inverseInput(p, frames, row, shape, opts.samples);
+  // Without an answer of its own (a model failure) the model may still confirm the other candidate.
+  const own: { ok: true; answer: Predicted } | { ok: false; error: unknown } = await inverseInput(p, frames, row, shape, opts.samples).then(
+    (answer) => ({ ok: true as const, answer }),
+    (error: unknown) => {
+      if (failureKind(error) === 'internal') throw error;
+      return { ok: false as const, error };
+    },
+  );
+  const candidates = [...new Set([...(own.ok ? [own.answer.text] : []), row.output])];
   for (const args of candidates) {
     const outcome = await predictCall(p, row.code, { entry: 'f', args }, { method: 'breakpoint', returns: shape.returns, ...(opts.samples === undefined ? {} : { samples: opts.samples }) }).catch((err: unknown) => {
       // Arguments that are not literals (a repr the model cut with `…`), or no prediction: not this one.
@@ -228,8 +232,8 @@ async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row
     });
     if (outcome?.kind === 'returned' && outcome.value === row.output) return { text: args, confidence: outcome.confidence };
   }
-  if (own instanceof Error) throw own;
-  return own;
+  if (!own.ok) throw own.error;
+  return own.answer;
 }
 
 // ---- both --------------------------------------------------------------------------------

@@ -20,6 +20,10 @@
  *
  * Every token's log-probability under the model (temperature 1, before the grammar's mask) is
  * kept for confidences (confidence.ts); forced tokens count as certain (0).
+ *
+ * Besides the grammar, a loop guard (loop-guard.ts) refuses a token that would go on with a
+ * short period the frame has repeated many times and the prompt does not show: the model's
+ * next choice is taken, so a loop ends instead of eating the frame's token budget.
  */
 import type { Head } from '../grammar/layout.js';
 import type { TraceTokenizer } from '../tokenizer/trace-tokenizer.js';
@@ -28,6 +32,7 @@ import { FrameConstraint, type FrameRules, type FrameSpans } from './frame-const
 import type { KvCache } from './kv-cache.js';
 import type { Logits, ModelSession } from './onnx-session.js';
 import { lookupDraft, structuralDraft } from './draft.js';
+import { LoopGuard } from './loop-guard.js';
 import type { TokenTable } from './token-table.js';
 
 export interface SamplingOptions {
@@ -122,6 +127,8 @@ interface Row {
   logits: Float32Array | null;
   done: boolean;
   error?: Error;
+  /** Keeps the row out of loops (loop-guard.ts). */
+  guard: LoopGuard;
 }
 
 const DEFAULTS = { temperature: 0, topP: 0.95, seed: 0, maxNewTokens: 512, draftTokens: 12 };
@@ -141,10 +148,10 @@ export async function decodeFrames(
   const opts = { ...DEFAULTS, ...options };
   const { session } = ctx;
   const base = new Rng(opts.seed);
-  if (samples === 1 && opts.temperature <= 0 && opts.draftTokens > 0) return [await decodeDrafted(ctx, prompt, newRow(ctx, rules, null, prefix, base.fork(0)), prefix.length, opts)];
+  if (samples === 1 && opts.temperature <= 0 && opts.draftTokens > 0) return [await decodeDrafted(ctx, prompt, newRow(ctx, rules, null, prefix, base.fork(0), prompt.ids), prefix.length, opts)];
   const ran = prompt.unfed ? await session.prefill(prompt.unfed, prompt.cache) : null;
   const logits = ran ? ran.logits.last(0) : prompt.logits!;
-  const rows: Row[] = Array.from({ length: samples }, (_, i) => newRow(ctx, rules, logits, prefix, base.fork(i)));
+  const rows: Row[] = Array.from({ length: samples }, (_, i) => newRow(ctx, rules, logits, prefix, base.fork(i), prompt.ids));
   let cache = (ran ? ran.cache : prompt.cache).expand(samples);
   const active = () => rows.filter((r) => !r.done && !r.error);
 
@@ -157,7 +164,7 @@ export async function decodeFrames(
       // The grammar accepts only prefixes of valid frames, so some token always fits.
       if (id === undefined) throw new Error(`internal: the frame grammar left no valid token after ${JSON.stringify(ctx.tokenizer.decode(row.ids))}`);
       row.logits = null;
-      write(row, id, logProbability(logits, id), false);
+      write(ctx.table, row, id, logProbability(logits, id), false);
       writeForced(ctx, row);
       if (!row.done && row.ids.length >= opts.maxNewTokens) row.error = new FrameBudgetError(opts.maxNewTokens, ctx.tokenizer.decode(row.ids));
     }
@@ -181,13 +188,27 @@ export async function decodeFrames(
   return rows.map((row) => outcome(ctx, row));
 }
 
-function newRow(ctx: DecodeContext, rules: FrameRules, logits: Float32Array | null, prefix: readonly number[], rng: Rng): Row {
+/** `promptIds`: what the frame may copy runs of equal items from (the loop guard's exception). */
+function newRow(ctx: DecodeContext, rules: FrameRules, logits: Float32Array | null, prefix: readonly number[], rng: Rng, promptIds: readonly number[] = []): Row {
   const constraint = new FrameConstraint(rules);
+  const guard = new LoopGuard(() => textBytes(ctx.table, promptIds));
   for (const id of prefix) {
     if (!accept(constraint, ctx.table, id)) throw new Error(`the given start of the frame is not valid: ${JSON.stringify(ctx.tokenizer.decode([...prefix]))}`);
+    guard.wrote(writtenBytes(ctx.table, id));
   }
-  return { constraint, rng, ids: [...prefix], logprobs: prefix.map(() => 0), forced: prefix.map(() => true), pending: [], logits, done: false };
+  return { constraint, rng, ids: [...prefix], logprobs: prefix.map(() => 0), forced: prefix.map(() => true), pending: [], logits, done: false, guard };
 }
+
+/** What a token writes, for the loop guard: its bytes, or null for a special token. */
+function writtenBytes(table: TokenTable, id: number): Uint8Array | null {
+  return table.special(id) === undefined ? table.bytes(id) : null;
+}
+
+/** Tokens' bytes end to end, a special token as a zero byte (which no frame text holds). */
+function textBytes(table: TokenTable, ids: readonly number[]): Buffer {
+  return Buffer.concat(ids.map((id) => writtenBytes(table, id) ?? ZERO_BYTE));
+}
+const ZERO_BYTE = new Uint8Array(1);
 
 function outcome(ctx: DecodeContext, row: Row, fed?: DecodedFrame['fed']): DecodeOutcome {
   if (row.error) return { ok: false, error: row.error };
@@ -251,7 +272,7 @@ async function decodeDrafted(ctx: DecodeContext, prompt: PromptState, row: Row, 
     while (next) {
       const id = chooseToken(ctx.table, row, next, opts);
       if (id === undefined) throw new Error(`internal: the frame grammar left no valid token after ${JSON.stringify(ctx.tokenizer.decode(row.ids))}`);
-      write(row, id, logProbability(next, id), false);
+      write(ctx.table, row, id, logProbability(next, id), false);
       writeForced(ctx, row);
       if (!row.done && row.ids.length >= opts.maxNewTokens) row.error = new FrameBudgetError(opts.maxNewTokens, ctx.tokenizer.decode(row.ids));
       if (row.error) return outcome(ctx, row);
@@ -300,7 +321,8 @@ async function decodeDrafted(ctx: DecodeContext, prompt: PromptState, row: Row, 
   }
 }
 
-function write(row: Row, id: number, logprob: number, forced: boolean): void {
+function write(table: TokenTable, row: Row, id: number, logprob: number, forced: boolean): void {
+  row.guard.wrote(writtenBytes(table, id));
   row.ids.push(id);
   row.logprobs.push(logprob);
   row.forced.push(forced);
@@ -313,7 +335,7 @@ function writeForced(ctx: DecodeContext, row: Row): void {
   for (let f = row.constraint.forced(); f && !row.done; f = row.constraint.forced()) {
     for (const id of forcedIds(ctx, f)) {
       if (!accept(row.constraint, ctx.table, id)) throw new Error(`internal: the grammar forced ${JSON.stringify(f.text)} ${f.special} but refused it`);
-      write(row, id, 0, true);
+      write(ctx.table, row, id, 0, true);
     }
   }
 }
@@ -365,10 +387,12 @@ function tryToken(row: Row, table: TokenTable, id: number): boolean {
 }
 
 function chooseToken(table: TokenTable, row: Row, logits: Float32Array, opts: typeof DEFAULTS): number | undefined {
+  const banned = row.guard.bans();
+  const fits = banned ? (id: number) => !(table.special(id) === undefined && banned(table.bytes(id))) && tryToken(row, table, id) : (id: number) => tryToken(row, table, id);
   if (opts.temperature <= 0) {
     const best = argmax(logits);
-    if (tryToken(row, table, best)) return best;
-    for (const id of byLogit(logits)) if (id !== best && tryToken(row, table, id)) return id;
+    if (fits(best)) return best;
+    for (const id of byLogit(logits)) if (id !== best && fits(id)) return id;
   } else {
     const order = sortedByLogit(logits);
     const max = logits[order[0]!]!;
@@ -388,11 +412,11 @@ function chooseToken(table: TokenTable, row: Row, logits: Float32Array, opts: ty
     // A draw from the set with its invalid members masked out: draw, and if the token does
     // not fit, take it out and draw again (checking only what is drawn, not the whole set).
     for (let k = draw(weights, row.rng.next()); k >= 0; k = draw(weights, row.rng.next())) {
-      if (tryToken(row, table, nucleus[k]!)) return nucleus[k]!;
+      if (fits(nucleus[k]!)) return nucleus[k]!;
       weights[k] = 0;
     }
     // None of the set fits: the most likely token that does.
-    for (const id of order) if (tryToken(row, table, id)) return id;
+    for (const id of order) if (fits(id)) return id;
   }
   return undefined;
 }

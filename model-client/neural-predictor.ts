@@ -124,6 +124,8 @@ export class NeuralPredictor implements Predictor {
   private readonly prefix: PrefixCache;
   /** The last prediction's steps and state (the cut's lines), for catchUp. */
   private upcoming: { steps: readonly Step[]; state: State } | null = null;
+  /** asAsked's answers for this program, by the caller's state. */
+  private stepIntoOver = new WeakMap<State, boolean>();
 
   private constructor(
     readonly session: ModelSession,
@@ -155,6 +157,7 @@ export class NeuralPredictor implements Predictor {
     const passes = this.session.passes;
     this.cut = null;
     this.program = null;
+    this.stepIntoOver = new WeakMap();
     this.upcoming = null;
     this.fileLines = sourceLines(file);
     let program = file;
@@ -225,20 +228,24 @@ export class NeuralPredictor implements Predictor {
     const cut = this.cut;
     const history = fileHistory.map((h) => {
       const state = cut ? cut.stateToCut(h.state) : h.state;
-      return { state, ...(h.action ? { action: this.asAsked(this.actionToCut(h.action), state) } : {}) };
+      return { state, ...(h.action ? { action: this.asAsked(this.actionToCut(h.action), state, h.state) } : {}) };
     });
     const last = history[history.length - 1];
-    const action = last ? this.asAsked(this.actionToCut(fileAction), last.state) : this.actionToCut(fileAction);
+    const action = last ? this.asAsked(this.actionToCut(fileAction), last.state, fileHistory[fileHistory.length - 1]!.state) : this.actionToCut(fileAction);
     return this.toFile(await this.predictCut(history, action, opts));
   }
 
   /**
    * The action as the model is asked it: a step_into that can enter nothing is a step_over
    * (ControlFlow.stepIntoIsStepOver), so that `s` and `n` there give one answer, now and in
-   * the histories of later steps.
+   * the histories of later steps. `fileState`, the state as the caller holds it (the same
+   * object press after press), keys the answer, so a press does not redo the whole history's.
    */
-  private asAsked(action: Action, from: State): Action {
-    return action.kind === 'step_into' && this.program!.flow?.stepIntoIsStepOver(from) ? { kind: 'step_over' } : action;
+  private asAsked(action: Action, from: State, fileState: State): Action {
+    if (action.kind !== 'step_into' || !this.program!.flow) return action;
+    let over = this.stepIntoOver.get(fileState);
+    if (over === undefined) this.stepIntoOver.set(fileState, (over = this.program!.flow.stepIntoIsStepOver(from)));
+    return over ? { kind: 'step_over' } : action;
   }
 
   private async predictCut(history: readonly HistoryEntry[], action: Action, opts: PredictOptions): Promise<Prediction> {
