@@ -12,7 +12,7 @@
  *                 return. An exit's value is f's return value too: f is the entry. (f
  *                 without a return statement: step_return.)
  * From wherever the first landing is, the session steps on (step_over in f, step_return
- * from a deeper frame) until f's return event or an exit, at most MAX_STEPS actions. The
+ * from a deeper frame) until f's return event or an exit, at most MAX_STEPS actions (model-client/call-outcome.ts). The
  * prediction is the return value's repr.
  *
  * Input prediction: the session starts at f's return, knowing only the output (the real
@@ -30,23 +30,17 @@
  * Baselines, checked by the same code: output = the first argument unchanged; input = the
  * output itself as the only argument.
  */
-import type { Action, Exit, State } from '../grammar/state.js';
-import { MAX_SOURCE_CHARS, truncateText } from '../grammar/truncate.js';
+import { NoPrediction, type OutputMethod, predictCall } from '../model-client/call-outcome.js';
 import type { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { predictCallFrame } from '../model-client/input-prediction.js';
 import type { PartialFrameDecoder } from '../model-client/partial-frame.js';
-import { type Entry, EntryError } from '../program-analysis/entry-state.js';
-import type { PredictOptions, Prediction } from '../model-client/predictor.js';
+import { EntryError } from '../program-analysis/entry-state.js';
 import { sourceLines } from '../tracer/run-tracer.js';
-import { describeError, failureKind, type InternalError, NoPrediction } from './failures.js';
+import { describeError, failureKind, type InternalError } from './failures.js';
 import type { HeldoutRow } from './heldout.js';
 import { checkRows, type Inspection, inspectRows } from './python-rows.js';
 
 export type CruxTask = 'output' | 'input';
-export type OutputMethod = 'step_return' | 'breakpoint';
-
-/** Most actions from the first landing to f's return. */
-const MAX_STEPS = 16;
 
 export interface Attempt {
   /** The predicted output (output task) or argument list (input task); null when there is none. */
@@ -101,71 +95,6 @@ type Shape = Extract<Inspection, { ok: true }>;
 interface Predicted {
   text: string;
   confidence: number;
-}
-
-/**
- * How a call of the entry ends, as the model predicts it: its return value or the exception
- * it raises (the exit's repr), with the model's confidence in that value. `ndb verify`
- * (evaluation/verify.ts) reads both; the output task wants a return value only.
- */
-export type CallOutcome = { kind: 'returned'; value: string; confidence: number } | { kind: 'raised'; exception: string; confidence: number };
-
-/**
- * From a landing, on to the entry's return (depth 1) or an exit. The outcome's confidence is
- * the model's probability of the whole path from the call: the product of every landing's
- * frame probability. The value's own tokens are not enough: once the model has chosen the
- * line `return 1`, the value 1 is certain, so a wrong branch used to show "1 (confidence 1.00)".
- */
-async function runToEnd(p: NeuralPredictor, history: { state: State; action?: Action }[], landing: Prediction, opts: PredictOptions): Promise<CallOutcome> {
-  let path = 1;
-  for (let steps = 0; ; steps++) {
-    path *= landing.confidence.frame;
-    if (landing.kind === 'exit') return exitOutcome(landing.exit, path);
-    const { state } = landing;
-    if (state.event === 'return' && state.stack.length === 1) return { kind: 'returned', value: state.value!, confidence: path };
-    if (steps === MAX_STEPS) throw new NoPrediction(`no return of f within ${MAX_STEPS} steps`);
-    const action: Action = state.stack.length > 1 ? { kind: 'step_return' } : { kind: 'step_over' };
-    history.push({ state, action });
-    landing = await p.predict(history, action, opts);
-  }
-}
-
-function exitOutcome(exit: Exit, confidence: number): CallOutcome {
-  if (exit.kind === 'normal') return { kind: 'returned', value: exit.value, confidence };
-  if (exit.kind === 'error') return { kind: 'raised', exception: exit.value, confidence };
-  throw new NoPrediction(`the model predicted exit ${exit.kind}`);
-}
-
-export interface PredictCallOptions {
-  method?: OutputMethod;
-  /** The entry's own return lines (the breakpoint method; rows.py's inspect). */
-  returns?: readonly number[];
-  /** Frames decoded and voted on per prediction (PredictOptions.samples). */
-  samples?: number;
-}
-
-/** The output task's protocol for any entry: start at its call (from the literal arguments), run to its return. */
-export async function predictCall(p: NeuralPredictor, code: string, entry: Entry, opts: PredictCallOptions = {}): Promise<CallOutcome> {
-  const predictOpts: PredictOptions = opts.samples === undefined ? {} : { samples: opts.samples };
-  const start = await p.start(code, entry, predictOpts);
-  // Arguments that do not bind: the call fails before f runs (known from the input, not predicted).
-  if (start.kind === 'exit') return exitOutcome(start.exit, start.confidence.value ?? start.confidence.frame);
-  const call = start.state;
-  const returns = opts.returns ?? [];
-  if ((opts.method ?? 'step_return') === 'step_return' || returns.length === 0) {
-    const action: Action = { kind: 'step_return' };
-    return runToEnd(p, [{ state: call, action }], await p.predict([{ state: call }], action, predictOpts), predictOpts);
-  }
-  const lines = sourceLines(code);
-  const landings: { action: Action; prediction: Prediction }[] = [];
-  for (const line of returns) {
-    const action: Action = { kind: 'breakpoint', line, source: truncateText(lines[line - 1] ?? '', MAX_SOURCE_CHARS) };
-    landings.push({ action, prediction: await p.predict([{ state: call }], action, predictOpts) });
-  }
-  const surest = (xs: typeof landings) => xs.reduce((a, b) => (b.prediction.confidence.frame > a.prediction.confidence.frame ? b : a));
-  const onLine = landings.filter((l) => l.prediction.kind === 'state');
-  const chosen = surest(onLine.length > 0 ? onLine : landings);
-  return runToEnd(p, [{ state: call, action: chosen.action }], chosen.prediction, predictOpts);
 }
 
 async function predictOutput(p: NeuralPredictor, row: HeldoutRow, shape: Shape, method: OutputMethod, samples?: number): Promise<Predicted> {

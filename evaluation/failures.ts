@@ -3,16 +3,9 @@
  * other error is ndb's own (a bug), also counted as wrong so that one bad row does not
  * throw away a long evaluation, but listed in the report and shown, so it is not missed.
  */
+import { NoPrediction } from '../model-client/call-outcome.js';
 import { FrameBudgetError } from '../model-client/decode.js';
 import { ContextOverflowError } from '../model-client/onnx-session.js';
-
-/** The model gave no usable answer (an exit with an error, a frame of the wrong kind). */
-export class NoPrediction extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'NoPrediction';
-  }
-}
 
 /** The model's doing (no frame within the token budget, a prompt past its context, no usable answer), or ndb's. */
 export function failureKind(err: unknown): 'model' | 'internal' {

@@ -25,7 +25,7 @@ import { splitOf } from '../data-pipeline/split.js';
 import type { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { helperPath, runPythonHelper } from '../tracer/python-helper.js';
 import type { HeldoutRow } from './heldout.js';
-import type { OutputMethod } from './cruxeval.js';
+import type { OutputMethod } from '../model-client/call-outcome.js';
 import { type CallCase, rankCandidates, readCases, type Verdict, verifySolution } from './verify.js';
 
 /** Seconds a candidate may run on one case in real Python (a mutant may loop forever). */

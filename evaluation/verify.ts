@@ -9,7 +9,7 @@
  * expected value; anything else is `unknown`, with the reason, before the model is asked.
  *
  * For each case the model predicts how the call ends with the CruxEval output protocol
- * (cruxeval.ts predictCall: the call state from the literal arguments, step_return, on to
+ * (model-client/call-outcome.ts predictCall: the call state from the literal arguments, step_return, on to
  * the return), and the predicted value is compared with the expected one as Python literals
  * (ast.literal_eval on both; builtin values compared, no user code). Verdicts: `pass`,
  * `fail`, `raises` (the model predicts an exception; a doctest expecting that exception
@@ -24,7 +24,7 @@
 import { z } from 'zod';
 import type { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { helperPath, runPythonHelper } from '../tracer/python-helper.js';
-import { type CallOutcome, type OutputMethod, predictCall } from './cruxeval.js';
+import { type CallOutcome, type OutputMethod, predictCall } from '../model-client/call-outcome.js';
 import { describeError, failureKind } from './failures.js';
 
 export const CHECKS = ['eq', 'ne', 'is', 'is_not', 'truthy', 'falsy', 'raises'] as const;

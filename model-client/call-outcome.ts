@@ -1,0 +1,98 @@
+/**
+ * How a call of a function ends, as the model predicts it: start at the call (from literal
+ * arguments: NeuralPredictor.start) and run to its return, by one of two methods:
+ *   step_return   one step_return from the call;
+ *   breakpoint    a breakpoint on each of the function's return lines in turn; the landing
+ *                 the model is surest of (frame probability) among those on a line wins, or,
+ *                 if it says no return line is reached, its likeliest exit.
+ * From there the run steps on (step_over in the function, step_return from a deeper frame)
+ * to the entry's return or an exit, at most MAX_STEPS actions.
+ *
+ * The output task of `ndb eval cruxeval`, `ndb verify`'s predictions and the forward check of
+ * input prediction (the debugger's Predict Inputs and the input task) all ask this.
+ */
+import type { Action, Exit, State } from '../grammar/state.js';
+import { MAX_SOURCE_CHARS, truncateText } from '../grammar/truncate.js';
+import type { Entry } from '../program-analysis/entry-state.js';
+import { sourceLines } from '../tracer/run-tracer.js';
+import type { NeuralPredictor } from './neural-predictor.js';
+import type { PredictOptions, Prediction } from './predictor.js';
+
+export type OutputMethod = 'step_return' | 'breakpoint';
+
+/** Most actions from the first landing to the entry's return. */
+const MAX_STEPS = 16;
+
+/** The model gave no usable answer (an exit with an error, a frame of the wrong kind). */
+export class NoPrediction extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NoPrediction';
+  }
+}
+
+/**
+ * How a call of the entry ends, as the model predicts it: its return value or the exception
+ * it raises (the exit's repr), with the model's confidence in that value. `ndb verify`
+ * (evaluation/verify.ts) reads both; the output task wants a return value only.
+ */
+export type CallOutcome = { kind: 'returned'; value: string; confidence: number } | { kind: 'raised'; exception: string; confidence: number };
+
+/**
+ * From a landing, on to the entry's return (depth 1) or an exit. The outcome's confidence is
+ * the model's probability of the whole path from the call: the product of every landing's
+ * frame probability. The value's own tokens are not enough: once the model has chosen the
+ * line `return 1`, the value 1 is certain, so a wrong branch used to show "1 (confidence 1.00)".
+ */
+async function runToEnd(p: NeuralPredictor, history: { state: State; action?: Action }[], landing: Prediction, opts: PredictOptions): Promise<CallOutcome> {
+  let path = 1;
+  for (let steps = 0; ; steps++) {
+    path *= landing.confidence.frame;
+    if (landing.kind === 'exit') return exitOutcome(landing.exit, path);
+    const { state } = landing;
+    if (state.event === 'return' && state.stack.length === 1) return { kind: 'returned', value: state.value!, confidence: path };
+    if (steps === MAX_STEPS) throw new NoPrediction(`no return of the entry within ${MAX_STEPS} steps`);
+    const action: Action = state.stack.length > 1 ? { kind: 'step_return' } : { kind: 'step_over' };
+    history.push({ state, action });
+    landing = await p.predict(history, action, opts);
+  }
+}
+
+function exitOutcome(exit: Exit, confidence: number): CallOutcome {
+  if (exit.kind === 'normal') return { kind: 'returned', value: exit.value, confidence };
+  if (exit.kind === 'error') return { kind: 'raised', exception: exit.value, confidence };
+  throw new NoPrediction(`the model predicted exit ${exit.kind}`);
+}
+
+export interface PredictCallOptions {
+  method?: OutputMethod;
+  /** The entry's own return lines (the breakpoint method; rows.py's inspect). */
+  returns?: readonly number[];
+  /** Frames decoded and voted on per prediction (PredictOptions.samples). */
+  samples?: number;
+}
+
+/** The output task's protocol for any entry: start at its call (from the literal arguments), run to its return. */
+export async function predictCall(p: NeuralPredictor, code: string, entry: Entry, opts: PredictCallOptions = {}): Promise<CallOutcome> {
+  const predictOpts: PredictOptions = opts.samples === undefined ? {} : { samples: opts.samples };
+  const start = await p.start(code, entry, predictOpts);
+  // Arguments that do not bind: the call fails before the function runs (known from the input, not predicted).
+  if (start.kind === 'exit') return exitOutcome(start.exit, start.confidence.value ?? start.confidence.frame);
+  const call = start.state;
+  const returns = opts.returns ?? [];
+  if ((opts.method ?? 'step_return') === 'step_return' || returns.length === 0) {
+    const action: Action = { kind: 'step_return' };
+    return runToEnd(p, [{ state: call, action }], await p.predict([{ state: call }], action, predictOpts), predictOpts);
+  }
+  const lines = sourceLines(code);
+  const landings: { action: Action; prediction: Prediction }[] = [];
+  for (const line of returns) {
+    const action: Action = { kind: 'breakpoint', line, source: truncateText(lines[line - 1] ?? '', MAX_SOURCE_CHARS) };
+    landings.push({ action, prediction: await p.predict([{ state: call }], action, predictOpts) });
+  }
+  const surest = (xs: typeof landings) => xs.reduce((a, b) => (b.prediction.confidence.frame > a.prediction.confidence.frame ? b : a));
+  const onLine = landings.filter((l) => l.prediction.kind === 'state');
+  const chosen = surest(onLine.length > 0 ? onLine : landings);
+  return runToEnd(p, [{ state: call, action: chosen.action }], chosen.prediction, predictOpts);
+}
+
