@@ -199,14 +199,15 @@ function newRow(ctx: DecodeContext, rules: FrameRules, logits: Float32Array | nu
   return { constraint, rng, ids: [...prefix], logprobs: prefix.map(() => 0), forced: prefix.map(() => true), pending: [], logits, done: false, guard };
 }
 
-/** What a token writes, for the loop guard: its bytes, or null for a special token. */
-function writtenBytes(table: TokenTable, id: number): Uint8Array | null {
-  return table.special(id) === undefined ? table.bytes(id) : null;
+/** What a token writes, for the loop guard: its bytes, or the special token it is. */
+function writtenBytes(table: TokenTable, id: number): Uint8Array | { special: string } {
+  const special = table.special(id);
+  return special === undefined ? table.bytes(id) : { special };
 }
 
 /** Tokens' bytes end to end, a special token as a zero byte (which no frame text holds). */
 function textBytes(table: TokenTable, ids: readonly number[]): Buffer {
-  return Buffer.concat(ids.map((id) => writtenBytes(table, id) ?? ZERO_BYTE));
+  return Buffer.concat(ids.map((id) => (table.special(id) === undefined ? table.bytes(id) : ZERO_BYTE)));
 }
 const ZERO_BYTE = new Uint8Array(1);
 
@@ -386,9 +387,18 @@ function tryToken(row: Row, table: TokenTable, id: number): boolean {
   return true;
 }
 
+/** The row's next token under the grammar and the loop guard; the guard gives way when it would leave no token. */
 function chooseToken(table: TokenTable, row: Row, logits: Float32Array, opts: typeof DEFAULTS): number | undefined {
   const banned = row.guard.bans();
-  const fits = banned ? (id: number) => !(table.special(id) === undefined && banned(table.bytes(id))) && tryToken(row, table, id) : (id: number) => tryToken(row, table, id);
+  if (banned) {
+    const id = chooseAmong(table, row, logits, opts, (id) => !(table.special(id) === undefined && banned(table.bytes(id))));
+    if (id !== undefined) return id;
+  }
+  return chooseAmong(table, row, logits, opts, () => true);
+}
+
+function chooseAmong(table: TokenTable, row: Row, logits: Float32Array, opts: typeof DEFAULTS, allowed: (id: number) => boolean): number | undefined {
+  const fits = (id: number) => allowed(id) && tryToken(row, table, id);
   if (opts.temperature <= 0) {
     const best = argmax(logits);
     if (fits(best)) return best;

@@ -4,7 +4,7 @@
  * runs out, and the user's key press then gets an error instead of a state.
  *
  * The rule: once the frame's text ends in a short period repeated many times
- * (FIRST_LOOP: 8 times and 32 bytes at least), a token that would write that
+ * (FIRST_LOOP: 16 times and 64 bytes at least), a token that would write that
  * period once more is not chosen (the model's next choice is), unless the prompt holds the
  * repeated text followed by that token's text: then the frame is copying a long run of equal
  * items that really is there (a `[0] * 30` list from the state before). Bytes, not tokens:
@@ -12,13 +12,17 @@
  *
  * A value that really is a long new run (`'-' * 40` on the line that builds it) is cut
  * short; the model would have had to count the run to get it right, and a loop that eats the
- * budget loses the whole state.
+ * budget loses the whole state. A stack is left alone (a recursion repeats `f:4` as deep
+ * as it goes), and the guard never leaves a choice without a token (decode.ts then takes the
+ * model's choice as if there were no guard).
  */
+
+import { TOKENS } from '../grammar/tokens.js';
 
 /** The longest period looked for, in bytes. */
 const MAX_PERIOD = 32;
 /** A run counts as a loop when its period repeats this many times and it is this many bytes long at least… */
-const FIRST_LOOP = { repeats: 8, bytes: 32 };
+const FIRST_LOOP = { repeats: 16, bytes: 64 };
 /** …and, once the frame has looped, when it repeats far fewer: a model out of one loop tends to fall into the next (`3, 3, 3` → `3: 3, 3: 3`). */
 const LATER_LOOP = { repeats: 3, bytes: 12 };
 /** Bytes of the frame's text kept for the check: the longest loop looked for. */
@@ -28,17 +32,22 @@ export class LoopGuard {
   private tail: number[] = [];
   private promptText: Buffer | null = null;
   private looped = false;
+  /** In a field the guard leaves alone. */
+  private off = false;
 
   /** `prompt`: the bytes the frame may copy from (built only when a loop is first seen). */
   constructor(private readonly prompt: () => Buffer) {}
 
-  /** The frame wrote these bytes (a special token: `null`, which ends any run). */
-  wrote(bytes: Uint8Array | null): void {
-    if (bytes === null) {
+  /** The frame wrote a special token (which ends any run) or these bytes. */
+  wrote(written: { special: string } | Uint8Array): void {
+    if (!(written instanceof Uint8Array)) {
       this.tail = [];
+      // A stack repeats by nature (`f:4 f:4 f:4 …`, a recursion): no guard there.
+      this.off = written.special === TOKENS.locSep;
       return;
     }
-    for (const b of bytes) this.tail.push(b);
+    if (this.off) return;
+    for (const b of written) this.tail.push(b);
     if (this.tail.length > 2 * TAIL_BYTES) this.tail = this.tail.slice(-TAIL_BYTES);
   }
 

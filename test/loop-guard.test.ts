@@ -12,7 +12,7 @@ function guardAfter(written: string, prompt = ''): LoopGuard {
 
 describe('the loop guard', () => {
   // What a 95M-token model wrote for `line = 'apple: 3'` on examples/orders.py.
-  const loop = `{"line": "'apple: 3${', 3'.repeat(10)}`;
+  const loop = `{"line": "'apple: 3${', 3'.repeat(22)}`;
 
   it('lets ordinary text and short runs through', () => {
     expect(guardAfter('{"xs": "[0, 0, 0, 0]", "s": "\'hello world\'"').bans()).toBeNull();
@@ -31,12 +31,12 @@ describe('the loop guard', () => {
   });
 
   it('lets a frame copy a run as long as the prompt shows it, and not one item further', () => {
-    const list = `[${Array(30).fill('0').join(', ')}]`;
+    const list = `[${Array(40).fill('0').join(', ')}]`;
     const prompt = `{"dp": "${list}"}`;
-    const copying = guardAfter(`{"dp": "[${Array(20).fill('0').join(', ')}`, prompt).bans();
+    const copying = guardAfter(`{"dp": "[${Array(30).fill('0').join(', ')}`, prompt).bans();
     expect(copying).not.toBeNull();
     expect(copying!(bytes(', '))).toBe(false);
-    const past = guardAfter(`{"dp": "[${Array(30).fill('0').join(', ')}`, prompt).bans();
+    const past = guardAfter(`{"dp": "[${Array(40).fill('0').join(', ')}`, prompt).bans();
     expect(past!(bytes(', '))).toBe(true);
     expect(past!(bytes(']'))).toBe(false);
   });
@@ -50,9 +50,16 @@ describe('the loop guard', () => {
     expect(guardAfter('{"line": "\'3: 3, 3: 3, 3: 3').bans()).toBeNull();
   });
 
+  it('leaves a stack alone: a recursion repeats its frames', () => {
+    const guard = new LoopGuard(() => Buffer.alloc(0));
+    guard.wrote({ special: '<|loc_sep|>' });
+    guard.wrote(bytes('f:4 '.repeat(20)));
+    expect(guard.bans()).toBeNull();
+  });
+
   it('forgets the run at a special token (a new field)', () => {
     const guard = guardAfter(loop);
-    guard.wrote(null);
+    guard.wrote({ special: '<|arg_sep|>' });
     guard.wrote(bytes('3, 3'));
     expect(guard.bans()).toBeNull();
   });
