@@ -12,8 +12,8 @@
  *                 return. An exit's value is f's return value too: f is the entry. (f
  *                 without a return statement: step_return.)
  * From wherever the first landing is, the session steps on (step_over in f, step_return
- * from a deeper frame) until f's return event or an exit, at most MAX_STEPS actions (model-client/call-outcome.ts). The
- * prediction is the return value's repr.
+ * from a deeper frame) until f's return event or an exit, at most MAX_STEPS actions
+ * (model-client/call-outcome.ts). The prediction is the return value's repr.
  *
  * Input prediction: the session starts at f's return, knowing only the output (the real
  * return frame's locals would give the input away: the arguments are locals). The model

@@ -8,8 +8,9 @@
  * From there the run steps on (step_over in the function, step_return from a deeper frame)
  * to the entry's return or an exit, at most MAX_STEPS actions.
  *
- * The output task of `ndb eval cruxeval`, `ndb verify`'s predictions and the forward check of
- * input prediction (the debugger's Predict Inputs and the input task) all ask this.
+ * The output task of `ndb eval cruxeval`, `ndb verify`'s predictions and the input task's
+ * forward check ask this. It lives in the model client so that the debugger's Predict Inputs
+ * can run the same check (not wired yet: it needs a predictor beside the session's own).
  */
 import type { Action, Exit, State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, truncateText } from '../grammar/truncate.js';

@@ -7,7 +7,7 @@
  * (FIRST_LOOP: 16 times and 64 bytes at least), a token that would write that
  * period once more is not chosen (the model's next choice is), unless the prompt holds the
  * repeated text followed by that token's text: then the frame is copying a long run of equal
- * items that really is there (a `[0] * 30` list from the state before). Bytes, not tokens:
+ * items that really is there (a `[0] * 40` list from the state before). Bytes, not tokens:
  * a loop may change how it is split into tokens (`, 3` as one token or two) and go on.
  *
  * A value that really is a long new run (`'-' * 40` on the line that builds it) is cut
