@@ -4,7 +4,10 @@
  * the wire types of protocol/dap.ts. Neither moves the run: the timeline is read, never changed.
  */
 import { describeExit } from './verifier.js';
+import { type CallOutcome, isModelFailure, predictCall } from '../model-client/call-outcome.js';
 import { type CompleteFrame, predictCallFrame } from '../model-client/input-prediction.js';
+import type { Predictor } from '../model-client/predictor.js';
+import { EntryError } from '../program-analysis/entry-state.js';
 import type { PredictedInputs, PredictedTrace, TraceStep } from '../protocol/dap.js';
 import { type NeuralRuntime, RuntimeError } from './runtime.js';
 
@@ -20,6 +23,8 @@ import { type NeuralRuntime, RuntimeError } from './runtime.js';
  * only return lines the cut shows are candidates, the completer gets the cut's text and the
  * return state in its lines, and the state it writes comes back in the file's lines (the
  * predictor maps the call the same way).
+ *
+ * Then the forward check (checkInputs), as `ndb eval cruxeval --task input` makes it.
  */
 export function predictInputs(runtime: NeuralRuntime, valueRepr: string, complete?: CompleteFrame): Promise<PredictedInputs> {
   return runtime.exclusive(async () => {
@@ -41,17 +46,73 @@ export function predictInputs(runtime: NeuralRuntime, valueRepr: string, complet
       throw new RuntimeError(`the model did not find a call of ${fn.name} returning ${valueRepr} (it predicted ${call.kind === 'state' ? `a ${call.state.event} state` : `the run's ${call.exit.kind} exit`})`);
     }
     const locals = call.state.locals;
-    const names = fn.callLocals.filter((n) => n in locals);
-    return {
+    const args = fn.callLocals.filter((n) => n in locals).map((n) => locals[n]).join(', ');
+    const inverse: PredictedInputs = {
       function: fn.name,
       value: valueRepr,
       returnLine: returned.state.line,
-      args: names.map((n) => locals[n]).join(', '),
+      args,
       locals,
       confidence: call.confidence.locals,
       ...(call.stats ? { stats: call.stats } : {}),
     };
+    const checker = runtime.predictor.sibling?.();
+    if (!checker) return inverse;
+    const asked: Asked = { program: runtime.programSource, entry: name, returns, value: valueRepr, samples: runtime.sampling().samples };
+    const forward = await runForward(checker, asked, args);
+    if (forward?.returns) return { ...inverse, check: checkOf(forward, 'inverse') };
+    // The value itself as the only argument (a function that gives back what it is given,
+    // changed or not): shown only when the model's own run of it returns the value.
+    const echo = args === valueRepr ? null : await runForward(checker, asked, valueRepr);
+    if (!echo?.returns || !echo.outcome.call) return forward ? { ...inverse, check: checkOf(forward, 'inverse') } : inverse;
+    const bound = echo.outcome.call.locals;
+    return {
+      ...inverse,
+      args: valueRepr,
+      locals: bound,
+      confidence: Object.fromEntries(Object.keys(bound).map((n) => [n, echo.outcome.confidence])),
+      check: checkOf(echo, 'value'),
+    };
   });
+}
+
+/** What the forward check runs: a call of `entry` in `program`, which should return `value`. */
+interface Asked {
+  program: string;
+  entry: string;
+  /** The entry's return lines, in the file's numbers (breakpoints for predictCall). */
+  returns: readonly number[];
+  value: string;
+  samples?: number | undefined;
+}
+
+interface ForwardRun {
+  outcome: CallOutcome;
+  /** The model's run ends in a return of the asked value. */
+  returns: boolean;
+}
+
+/**
+ * The model's run of the entry with `args` from its call to its end (predictCall:
+ * breakpoints on the entry's return lines, then on to its return), on a sibling of the
+ * session's predictor so that the run's prompt cache stays as it was. Null when it cannot
+ * run: arguments that are not literals (a repr the model cut with `…`), or no prediction.
+ * Nothing runs in Python but the binding of literal arguments.
+ */
+async function runForward(checker: Predictor, asked: Asked, args: string): Promise<ForwardRun | null> {
+  try {
+    const outcome = await predictCall(checker, asked.program, { entry: asked.entry, args }, { method: 'breakpoint', returns: asked.returns, ...(asked.samples === undefined ? {} : { samples: asked.samples }) });
+    return { outcome, returns: outcome.kind === 'returned' && outcome.value === asked.value };
+  } catch (err) {
+    if (err instanceof EntryError || isModelFailure(err)) return null;
+    throw err;
+  }
+}
+
+function checkOf(run: ForwardRun, candidate: 'inverse' | 'value'): NonNullable<PredictedInputs['check']> {
+  const { outcome } = run;
+  const ended = outcome.kind === 'returned' ? outcome.value : `raises ${outcome.exception}`;
+  return { returns: run.returns, ...(run.returns ? {} : { outcome: ended }), confidence: outcome.confidence, candidate };
 }
 
 /** The timeline as a list: each stop with its locals, what changed since the one before in the same frame, and the end. */

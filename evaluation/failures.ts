@@ -3,13 +3,11 @@
  * other error is ndb's own (a bug), also counted as wrong so that one bad row does not
  * throw away a long evaluation, but listed in the report and shown, so it is not missed.
  */
-import { NoPrediction } from '../model-client/call-outcome.js';
-import { FrameBudgetError } from '../model-client/decode.js';
-import { ContextOverflowError } from '../model-client/onnx-session.js';
+import { isModelFailure } from '../model-client/call-outcome.js';
 
 /** The model's doing (no frame within the token budget, a prompt past its context, no usable answer), or ndb's. */
 export function failureKind(err: unknown): 'model' | 'internal' {
-  return err instanceof NoPrediction || err instanceof FrameBudgetError || err instanceof ContextOverflowError ? 'model' : 'internal';
+  return isModelFailure(err) ? 'model' : 'internal';
 }
 
 /** An error in one line: its class and message. */

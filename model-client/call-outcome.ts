@@ -9,15 +9,16 @@
  * to the entry's return or an exit, at most MAX_STEPS actions.
  *
  * The output task of `ndb eval cruxeval`, `ndb verify`'s predictions and the input task's
- * forward check ask this. It lives in the model client so that the debugger's Predict Inputs
- * can run the same check (not wired yet: it needs a predictor beside the session's own).
+ * forward check ask this, and so does the debugger's Predict Inputs (adapter/queries.ts),
+ * on a sibling of the session's predictor.
  */
 import type { Action, Exit, State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, truncateText } from '../grammar/truncate.js';
 import type { Entry } from '../program-analysis/entry-state.js';
 import { sourceLines } from '../tracer/run-tracer.js';
-import type { NeuralPredictor } from './neural-predictor.js';
-import type { PredictOptions, Prediction } from './predictor.js';
+import { FrameBudgetError } from './decode.js';
+import { ContextOverflowError } from './onnx-session.js';
+import type { PredictOptions, Prediction, Predictor } from './predictor.js';
 
 export type OutputMethod = 'step_return' | 'breakpoint';
 
@@ -32,12 +33,21 @@ export class NoPrediction extends Error {
   }
 }
 
+/** The model's doing (no frame within the token budget, a prompt past its context, no usable answer), not a bug of ndb's. */
+export function isModelFailure(err: unknown): boolean {
+  return err instanceof NoPrediction || err instanceof FrameBudgetError || err instanceof ContextOverflowError;
+}
+
 /**
  * How a call of the entry ends, as the model predicts it: its return value or the exception
  * it raises (the exit's repr), with the model's confidence in that value. `ndb verify`
  * (evaluation/verify.ts) reads both; the output task wants a return value only.
  */
-export type CallOutcome = { kind: 'returned'; value: string; confidence: number } | { kind: 'raised'; exception: string; confidence: number };
+export type CallOutcome = ({ kind: 'returned'; value: string } | { kind: 'raised'; exception: string }) & {
+  confidence: number;
+  /** The call state the run began at (the arguments bound to the parameters); absent when they do not bind. */
+  call?: State;
+};
 
 /**
  * From a landing, on to the entry's return (depth 1) or an exit. The outcome's confidence is
@@ -45,7 +55,7 @@ export type CallOutcome = { kind: 'returned'; value: string; confidence: number 
  * frame probability. The value's own tokens are not enough: once the model has chosen the
  * line `return 1`, the value 1 is certain, so a wrong branch used to show "1 (confidence 1.00)".
  */
-async function runToEnd(p: NeuralPredictor, history: { state: State; action?: Action }[], landing: Prediction, opts: PredictOptions): Promise<CallOutcome> {
+async function runToEnd(p: Predictor, history: { state: State; action?: Action }[], landing: Prediction, opts: PredictOptions): Promise<CallOutcome> {
   let path = 1;
   for (let steps = 0; ; steps++) {
     path *= landing.confidence.frame;
@@ -74,12 +84,16 @@ export interface PredictCallOptions {
 }
 
 /** The output task's protocol for any entry: start at its call (from the literal arguments), run to its return. */
-export async function predictCall(p: NeuralPredictor, code: string, entry: Entry, opts: PredictCallOptions = {}): Promise<CallOutcome> {
+export async function predictCall(p: Predictor, code: string, entry: Entry, opts: PredictCallOptions = {}): Promise<CallOutcome> {
   const predictOpts: PredictOptions = opts.samples === undefined ? {} : { samples: opts.samples };
   const start = await p.start(code, entry, predictOpts);
   // Arguments that do not bind: the call fails before the function runs (known from the input, not predicted).
   if (start.kind === 'exit') return exitOutcome(start.exit, start.confidence.value ?? start.confidence.frame);
   const call = start.state;
+  return { ...(await runFromCall(p, code, call, opts, predictOpts)), call };
+}
+
+async function runFromCall(p: Predictor, code: string, call: State, opts: PredictCallOptions, predictOpts: PredictOptions): Promise<CallOutcome> {
   const returns = opts.returns ?? [];
   if ((opts.method ?? 'step_return') === 'step_return' || returns.length === 0) {
     const action: Action = { kind: 'step_return' };

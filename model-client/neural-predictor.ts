@@ -442,6 +442,11 @@ export class NeuralPredictor implements Predictor {
     return this.prefix.catchUp();
   }
 
+  /** A predictor sharing this one's model session (its weights and device), nothing else. */
+  sibling(): NeuralPredictor {
+    return new NeuralPredictor(this.session, this.tokenizer, this.table, this.opts);
+  }
+
   release(): Promise<void> {
     return this.session.release();
   }

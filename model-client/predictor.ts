@@ -105,6 +105,12 @@ export interface Predictor {
    * looks at a stop; it never changes what a prediction gives.
    */
   catchUp?(): Promise<void>;
+  /**
+   * Optional: a second predictor on the same model, with a program, cut and prompt cache of
+   * its own, for a question asked beside a run (Predict Inputs' forward check,
+   * adapter/queries.ts) that must leave the run's cache as it is.
+   */
+  sibling?(): Predictor;
 }
 
 /** History and action as complete steps; checks that every earlier state has its action. */

@@ -52,12 +52,21 @@ export interface PredictionStats {
 export interface PredictedInputs {
   function: string;
   value: string;
-  /** The return line the call was inferred from. */
+  /** The return line the model's inverse step started from (the `inverse` candidate's). */
   returnLine: number;
   /** The call frame's parameters as a positional argument list, e.g. `'berry', 'r'`. */
   args: string;
   locals: Record<string, string>;
   confidence: Record<string, number>;
+  /**
+   * The forward check: the model ran the call with `args` to its end. `returns`: it predicts
+   * that call returns `value`; `outcome`: what it predicts instead (a return value's repr or
+   * `raises E(...)`), when it does not; `confidence`: its probability of that whole path.
+   * `candidate`: where `args` come from, the model's inverse step (`inverse`) or the value
+   * itself as the only argument (`value`, kept only when the check confirms it). Absent when
+   * the check could not run (arguments that are not literals, a predictor without a sibling).
+   */
+  check?: { returns: boolean; outcome?: string; confidence: number; candidate: 'inverse' | 'value' };
   stats?: PredictionStats;
 }
 

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { PredictedInputs } from '../protocol/dap.js';
 import { HAS_EMBEDDED_MODEL, ROOT } from './fixtures.js';
 
 const NDB = join(ROOT, 'bin', 'ndb.js');
@@ -154,7 +155,7 @@ describe.skipIf(!HAS_EMBEDDED_MODEL)('ndb dap on an 804-line file', () => {
       await dc.configurationDoneRequest();
       const [stop] = await Promise.all([dc.waitForEvent('stopped') as Promise<DebugProtocol.StoppedEvent>, dc.launchRequest({ program: LONG, entry: 'score', args: "'banana'" } as DebugProtocol.LaunchRequestArguments)]);
       expect(stop.body.reason).toBe('entry');
-      const found = (await dc.customRequest('ndb/predictInputs', { value: '4' })).body as { function: string; value: string; returnLine: number; args: string; locals: Record<string, string> };
+      const found = (await dc.customRequest('ndb/predictInputs', { value: '4' })).body as PredictedInputs;
       // score has one return line, far into the file; the call the model infers binds word.
       const ret = lineOf('    return v + bonus');
       expect(ret).toBeGreaterThan(385);
@@ -162,8 +163,20 @@ describe.skipIf(!HAS_EMBEDDED_MODEL)('ndb dap on an 804-line file', () => {
       expect(Object.keys(found.locals)).toContain('word');
       expect(found.args).toBe(found.locals.word);
       expect(found.args.length).toBeGreaterThan(0);
-      // The session goes on where it was: the entry, in the file's lines.
+      // The forward check ran the answer through the model from its call (on the cut, as the
+      // session's own predictor would): it says whether that run returns 4, and if not, what.
+      const check = found.check!;
+      expect(check).toBeDefined();
+      expect(check.confidence).toBeGreaterThan(0);
+      expect(check.confidence).toBeLessThanOrEqual(1);
+      if (check.candidate === 'value') expect(found.args).toBe('4');
+      if (check.returns) expect(check.outcome).toBeUndefined();
+      else expect(check.outcome).not.toBe('4');
+      // The session goes on where it was: the entry, in the file's lines, and steps from there
+      // (the check ran beside the session's predictor, on the same model).
       expect((await frames(dc))[0]).toMatchObject({ name: 'score', line: lineOf('def score') });
+      await Promise.all([dc.waitForEvent('stopped'), dc.nextRequest({ threadId: THREAD })]);
+      expect((await frames(dc))[0]).toMatchObject({ name: 'score', line: lineOf('    clean = normalize(word)') });
     },
     TEST_TIMEOUT_MS,
   );

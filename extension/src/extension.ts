@@ -154,13 +154,23 @@ async function predictInputs(): Promise<void> {
   const detail = Object.entries(found.locals)
     .map(([n, v]) => `${n} = ${v} (${Math.round((found.confidence[n] ?? 1) * 100)}%)`)
     .join(', ');
-  output.appendLine(`predicted inputs: ${found.function}(${found.args}) → ${found.value}   [${detail}; from the return on line ${found.returnLine}]`);
+  const check = describeCheck(found);
+  const from = found.check?.candidate === 'value' ? 'the value itself as the argument' : `from the return on line ${found.returnLine}`;
+  output.appendLine(`predicted inputs: ${found.function}(${found.args}) → ${found.value}   [${detail}; ${from}; ${check}]`);
   const debug = 'Debug this call';
-  const answer = await vscode.window.showInformationMessage(`Predicted: ${found.function}(${found.args}) → ${found.value}  (${detail})`, debug);
+  const answer = await vscode.window.showInformationMessage(`Predicted: ${found.function}(${found.args}) → ${found.value}  (${detail}; ${check})`, debug);
   if (answer === debug) {
     const { name: _n, inferArgs: _i, __sessionId: _s, ...rest } = session.configuration;
     await vscode.debug.startDebugging(session.workspaceFolder, { ...rest, name: `Neural debug: ${found.function}(${found.args})`, entry: found.function, args: found.args });
   }
+}
+
+/** The forward check in words: does the model's own run of the predicted call give the value back. */
+function describeCheck(found: PredictedInputs): string {
+  const c = found.check;
+  if (!c) return 'not checked forward';
+  const sure = `${Math.round(c.confidence * 100)}%`;
+  return c.returns ? `checked: the model runs it to ${found.value} (${sure})` : `unconfirmed: the model runs it to ${c.outcome} (${sure})`;
 }
 
 /**
