@@ -124,8 +124,9 @@ export class NeuralPredictor implements Predictor {
   private readonly prefix: PrefixCache;
   /** The last prediction's steps and state (the cut's lines), for catchUp. */
   private upcoming: { steps: readonly Step[]; state: State } | null = null;
-  /** asAsked's answers for this program, by the caller's state. */
+  /** asAsked's answers for this program, by the caller's state: step_into, inv_step_into. */
   private stepIntoOver = new WeakMap<State, boolean>();
+  private invStepIntoOver = new WeakMap<State, boolean>();
 
   private constructor(
     readonly session: ModelSession,
@@ -158,6 +159,7 @@ export class NeuralPredictor implements Predictor {
     this.cut = null;
     this.program = null;
     this.stepIntoOver = new WeakMap();
+    this.invStepIntoOver = new WeakMap();
     this.upcoming = null;
     this.fileLines = sourceLines(file);
     let program = file;
@@ -237,15 +239,19 @@ export class NeuralPredictor implements Predictor {
 
   /**
    * The action as the model is asked it: a step_into that can enter nothing is a step_over
-   * (ControlFlow.stepIntoIsStepOver), so that `s` and `n` there give one answer, now and in
-   * the histories of later steps. `fileState`, the state as the caller holds it (the same
-   * object press after press), keys the answer, so a press does not redo the whole history's.
+   * (ControlFlow.stepIntoIsStepOver), and an inv_step_into that can come back out of nothing
+   * an inv_step_over (ControlFlow.invStepIntoIsInvStepOver), so that `s` and `n`, forward or
+   * back, give one answer there, now and in the histories of later steps. `fileState`, the
+   * state as the caller holds it (the same object press after press), keys the answer, so a
+   * press does not redo the whole history's.
    */
   private asAsked(action: Action, from: State, fileState: State): Action {
-    if (action.kind !== 'step_into' || !this.program!.flow) return action;
-    let over = this.stepIntoOver.get(fileState);
-    if (over === undefined) this.stepIntoOver.set(fileState, (over = this.program!.flow.stepIntoIsStepOver(from)));
-    return over ? { kind: 'step_over' } : action;
+    const flow = this.program!.flow;
+    if ((action.kind !== 'step_into' && action.kind !== 'inv_step_into') || !flow) return action;
+    const answers = action.kind === 'step_into' ? this.stepIntoOver : this.invStepIntoOver;
+    let over = answers.get(fileState);
+    if (over === undefined) answers.set(fileState, (over = action.kind === 'step_into' ? flow.stepIntoIsStepOver(from) : flow.invStepIntoIsInvStepOver(from)));
+    return over ? { kind: action.kind === 'step_into' ? 'step_over' : 'inv_step_over' } : action;
   }
 
   private async predictCut(history: readonly HistoryEntry[], action: Action, opts: PredictOptions): Promise<Prediction> {

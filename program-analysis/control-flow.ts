@@ -189,6 +189,17 @@ export class ControlFlow {
   }
 
   /**
+   * Whether inv_step_into from `prev` moves exactly as inv_step_over does, its mirror: from
+   * a call (both go back to the caller's line) or where no callee's return can come just
+   * before (no line that can run before this one makes a call). Never from a `line_call`:
+   * there inv_step_into goes into the callee, inv_step_over to the line.
+   */
+  invStepIntoIsInvStepOver(prev: State): boolean {
+    if (prev.event === 'call') return true;
+    return prev.event !== 'line_call' && headImpossible(this.landingByMoves({ kind: 'inv_step_into' }, prev).return);
+  }
+
+  /**
    * Where `action` from `prev` can land, head by head (a head not listed: free under lines by
    * frame). Exits are not constrained here.
    */

@@ -156,6 +156,18 @@ describe('where an action lands', () => {
     expect(flow.stepIntoIsStepOver(state('return', [['main', 11], ['total_even', 6]], { value: '6' }))).toBe(true);
   });
 
+  it("inv_step_into is inv_step_over from a call, and where no callee's return can come before", () => {
+    expect(flow.invStepIntoIsInvStepOver(state('call', [['main', 11], ['total_even', 1]]))).toBe(true);
+    // A function that calls none of the program's (a leaf): every line.
+    expect(flow.invStepIntoIsInvStepOver(state('line', [['total_even', 4]]))).toBe(true); // after for x in xs
+    // main calls total_even; its first line may run code without a line of its own (the analysis
+    // keeps that free), so even after `data = [1, 2, 3, 4]` a return of total_even may come first.
+    expect(flow.invStepIntoIsInvStepOver(state('line', [['main', 10]]))).toBe(false);
+    expect(flow.invStepIntoIsInvStepOver(state('line', [['main', 14]]))).toBe(false); // after t = total_even(data)
+    expect(flow.invStepIntoIsInvStepOver(state('line_call', [['main', 11]]))).toBe(false); // into total_even's return
+    expect(flow.invStepIntoIsInvStepOver(state('line', [['total_even', 3]]))).toBe(true); // after total = 0 or total += x
+  });
+
   it('after a return, the caller goes on from its own line; inverse steps mirror the graph', () => {
     const back = state('return', [['main', 11], ['total_even', 6]], { value: '6' });
     const full = (stack: string, n: number) => `${L.lineSep}${L.locSep}${stack}${L.argSep}{}${L.srcSep}${src(n)}${L.actionSep}`;

@@ -7,6 +7,7 @@
  * made up here for the manifest checks, a one-node ONNX graph for the CUDA fallback, the
  * real tracer for the entry state and the ground-truth predictor.
  */
+import { readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,7 +32,9 @@ import { TokenTable } from '../model-client/token-table.js';
 import { OffTraceError, TracerPredictor } from '../evaluation/tracer-predictor.js';
 import { StateTree } from '../state-tree/tree.js';
 import { sourceLines, traceSource } from '../tracer/run-tracer.js';
-import { COUNT_SOURCE, HAS_MODEL, MODEL_DIR, warnWithoutModel } from './fixtures.js';
+import { COUNT_SOURCE, HAS_MODEL, MODEL_DIR, ROOT, warnWithoutModel } from './fixtures.js';
+
+const ORDERS_PY = join(ROOT, 'examples', 'orders.py');
 
 warnWithoutModel('model-client tests');
 
@@ -424,6 +427,24 @@ describe.runIf(HAS_MODEL)('with the model', () => {
       if (into.kind !== 'state') continue;
       const after = (kind: 'step_into' | 'step_over') => predictor.predict([{ state: from, action: { kind } }, { state: into.state }], { kind: 'step_over' });
       expect(text(await after('step_into'))).toBe(text(await after('step_over')));
+    }
+  });
+
+  it('gives reverse `s` and `n` one answer where no callee can return just before, now and after', async () => {
+    // parse_line calls none of the program's functions: back from any of its lines, `s` is `n`
+    // (without the rule the shipped model answered these two differently).
+    const source = readFileSync(ORDERS_PY, 'utf8');
+    await predictor.start(source, null);
+    const tree = new StateTree(await traceSource(source, { entry: 'summarise', args: "['apple: 3', 'Fig:10', 'plum', 'pear:2']" }));
+    const text = (p: Awaited<ReturnType<typeof predictor.predict>>) => (p.kind === 'state' ? JSON.stringify(p.state) : p.kind);
+    const inParse = (line: number) => tree.states.find((s) => s.event === 'line' && s.line === line && s.stack.at(-1)?.function === 'parse_line')!;
+    for (const from of [inParse(7), inParse(10)]) {
+      const into = await predictor.predict([{ state: from }], { kind: 'inv_step_into' });
+      const over = await predictor.predict([{ state: from }], { kind: 'inv_step_over' });
+      expect(text(into)).toBe(text(over));
+      if (into.kind !== 'state') continue;
+      const after = (kind: 'inv_step_into' | 'inv_step_over') => predictor.predict([{ state: from, action: { kind } }, { state: into.state }], { kind: 'inv_step_over' });
+      expect(text(await after('inv_step_into'))).toBe(text(await after('inv_step_over')));
     }
   });
 
