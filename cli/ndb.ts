@@ -80,7 +80,7 @@ async function traceCommand({ values, positionals }: Parsed<typeof TRACE_FLAGS>)
 }
 
 const DATA_CHECK_FLAGS = {
-  origin: { type: 'string', value: 'humaneval|mbpp|stdlib', description: 'the corpus' },
+  origin: { type: 'string', value: 'humaneval|mbpp|stdlib|packages', description: 'the corpus' },
   limit: { type: 'string', value: 'N', description: 'the first N programs only' },
   json: { type: 'boolean', description: 'print the summary as JSON' },
 } satisfies FlagSpecs;
@@ -95,7 +95,7 @@ const DATA_CHECK = defineCommand({
 
 async function dataCheckCommand({ values }: Parsed<typeof DATA_CHECK_FLAGS>): Promise<void> {
   const origin = values.origin;
-  if (origin !== 'humaneval' && origin !== 'mbpp' && origin !== 'stdlib') throw new UsageError('--origin must be one of humaneval, mbpp, stdlib');
+  if (origin !== 'humaneval' && origin !== 'mbpp' && origin !== 'stdlib' && origin !== 'packages') throw new UsageError('--origin must be one of humaneval, mbpp, stdlib, packages');
   const limit = values.limit === undefined ? undefined : intFlag(values.limit, 'limit');
   let bar: ProgressBar | undefined;
   const s = await checkCorpus(origin, (done, total) => (bar ??= new ProgressBar(origin, total)).update(done), limit);
@@ -187,8 +187,8 @@ const DATA_BUILD = defineCommand({
   name: 'build',
   summary: 'build a training dataset',
   description: `Build a training dataset: programs, real traces, sampled trajectories, split by program.
---mix sets each source's share (synthetic, semantics, mbpp, humaneval, stdlib; default
-synthetic=0.5,mbpp=0.2,humaneval=0.1,stdlib=0.2). --jumps sets the share of trajectories
+--mix sets each source's share (synthetic, semantics, mbpp, humaneval, stdlib, packages;
+default synthetic=0.5,mbpp=0.2,humaneval=0.1,stdlib=0.2). --jumps sets the share of trajectories
 that use the jump-weighted policy (step_return, breakpoint, continue, inv_step_call from the
 entry's call and return), the rest the paper's. --variants K adds K calls per HumanEval and
 MBPP test call with its literal arguments mutated a little (same function, same split).`,

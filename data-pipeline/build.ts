@@ -45,7 +45,7 @@ export interface BuildOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-export const DEFAULT_MIX: Record<ProgramOrigin, number> = { synthetic: 0.5, semantics: 0, mbpp: 0.2, humaneval: 0.1, stdlib: 0.2 };
+export const DEFAULT_MIX: Record<ProgramOrigin, number> = { synthetic: 0.5, semantics: 0, mbpp: 0.2, humaneval: 0.1, stdlib: 0.2, packages: 0 };
 
 /** `semantics=0.4,synthetic=0.3` -> a mix; origins not named keep DEFAULT_MIX's share only if none is named. */
 export function parseMix(text: string): Record<ProgramOrigin, number> {
@@ -78,11 +78,11 @@ export async function choosePrograms(count: number, seed: number, mix: Record<Pr
   const rng = new Rng(seed);
   const total = Object.values(mix).reduce((a, b) => a + b, 0);
   const chosen: ProgramSpec[] = [];
-  for (const origin of ['humaneval', 'mbpp', 'stdlib'] as const) {
+  for (const origin of ['humaneval', 'mbpp', 'stdlib', 'packages'] as const) {
     const want = Math.floor((count * mix[origin]) / total);
     if (want === 0) continue;
     const all = await loadCorpus(origin);
-    if (origin !== 'stdlib') all.push(...(await argumentVariants(all, variants, seed)));
+    if (origin === 'humaneval' || origin === 'mbpp') all.push(...(await argumentVariants(all, variants, seed)));
     chosen.push(...rng.fork(origin).shuffle([...all]).slice(0, want));
   }
   const semantics = Math.floor((count * mix.semantics) / total);

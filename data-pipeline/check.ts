@@ -1,5 +1,5 @@
 /**
- * `ndb data check --origin humaneval|mbpp|stdlib`: runs the real tracer on every program of
+ * `ndb data check --origin humaneval|mbpp|stdlib|packages`: runs the real tracer on every program of
  * a corpus with its test inputs and counts how the runs ended. This is the figure the
  * README reports as "the share that traced without error".
  */

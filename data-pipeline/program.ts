@@ -1,7 +1,7 @@
 /**
  * A program to trace: where its source comes from and which call is its entry point.
  */
-export type ProgramOrigin = 'synthetic' | 'semantics' | 'humaneval' | 'mbpp' | 'stdlib';
+export type ProgramOrigin = 'synthetic' | 'semantics' | 'humaneval' | 'mbpp' | 'stdlib' | 'packages';
 
 export interface ProgramSpec {
   /** Unique and stable across builds, e.g. `synthetic/000123`, `mbpp/7#1`, `stdlib/textwrap.dedent#2`. */

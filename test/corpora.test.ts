@@ -1,6 +1,7 @@
 /**
  * The real-program corpora: HumanEval and MBPP problems with the literal inputs of their
- * tests, and calls of standard library functions sampled from the stdlib's own tests.
+ * tests, calls of standard library functions sampled from the stdlib's own tests, and calls
+ * of Debian packages' functions sampled from their docstring examples.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -8,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadCorpus, type CorpusOrigin } from '../data-pipeline/corpora/index.js';
-import { loadStdlibCalls, type StdlibSkips } from '../data-pipeline/corpora/stdlib.js';
+import { type CallSkips, loadPackageCalls, loadStdlibCalls } from '../data-pipeline/corpora/module-calls.js';
 import { pythonBin } from '../data-pipeline/corpora/support.js';
 import type { ProgramSpec } from '../data-pipeline/program.js';
 
-const origins: CorpusOrigin[] = ['humaneval', 'mbpp', 'stdlib'];
+const origins: CorpusOrigin[] = ['humaneval', 'mbpp', 'stdlib', 'packages'];
 const corpora = {} as Record<CorpusOrigin, ProgramSpec[]>;
 
 beforeAll(async () => {
@@ -88,8 +89,8 @@ describe.each(origins)('the %s corpus', (origin) => {
     for (const spec of corpora[origin]) {
       const first = byGroup.get(spec.group) ?? spec;
       byGroup.set(spec.group, first);
-      if (origin === 'stdlib') {
-        expect(spec.group).toBe(`stdlib/${spec.id.slice('stdlib/'.length).split('.')[0]}`);
+      if (origin === 'stdlib' || origin === 'packages') {
+        expect(spec.group).toBe(`${origin}/${spec.id.slice(origin.length + 1).split('.')[0]}`);
       } else {
         expect(spec.id.split('#')[0]).toBe(spec.group);
         expect(spec.source).toBe(first.source);
@@ -151,13 +152,30 @@ describe('stdlib calls', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'ndb-stdlib-')), 'calls.jsonl');
     const call = (path: string, fn: string) => JSON.stringify({ module: 'textwrap', path, function: fn, args: "'  x'" });
     writeFileSync(file, [call('/usr/lib/python3.11/textwrap.py', 'dedent'), call('/usr/lib/python3.11/textwrap.py', 'no_such_function'), call('/no/such/python/textwrap.py', 'dedent')].join('\n'));
-    const skips: StdlibSkips = { missingFile: 0, missingFunction: 0 };
+    const skips: CallSkips = { missingFile: 0, missingFunction: 0 };
     const specs = await loadStdlibCalls(file, skips);
     expect(specs.map((s) => s.id)).toEqual(['stdlib/textwrap.dedent#0']);
     expect(skips).toEqual({ missingFile: 1, missingFunction: 1 });
     // On this machine's Python the committed calls all load (a function defined in a try or an if counts).
-    const all: StdlibSkips = { missingFile: 0, missingFunction: 0 };
+    const all: CallSkips = { missingFile: 0, missingFunction: 0 };
     const loaded = await loadStdlibCalls(undefined, all);
     expect(all.missingFile + all.missingFunction).toBeLessThan(loaded.length / 20);
+  });
+});
+
+describe('Debian package calls', () => {
+  it("covers the packages' modules, from their installed files, every call loading", async () => {
+    const specs = corpora.packages;
+    expect(new Set(specs.map((spec) => spec.group))).toEqual(new Set(['packages/boltons', 'packages/inflection', 'packages/toolz', 'packages/more_itertools', 'packages/natsort', 'packages/humanize']));
+    expect(new Set(specs.map((spec) => spec.id.split('#')[0])).size).toBeGreaterThanOrEqual(100);
+    for (const spec of specs) expect(spec.path?.startsWith('/usr/lib/python3/dist-packages/'), spec.id).toBe(true);
+    const pluralize = specs.find((spec) => spec.id.startsWith('packages/inflection.pluralize#'));
+    expect(pluralize).toMatchObject({ entry: 'pluralize', path: '/usr/lib/python3/dist-packages/inflection.py' });
+    expect(pluralize?.source).toContain('def pluralize(word');
+    // apt installs the packages (.ci/run): on such a machine none is skipped.
+    const skips: CallSkips = { missingFile: 0, missingFunction: 0 };
+    const loaded = await loadPackageCalls(undefined, skips);
+    expect(skips).toEqual({ missingFile: 0, missingFunction: 0 });
+    expect(loaded.length).toBe(specs.length);
   });
 });

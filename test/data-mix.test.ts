@@ -41,7 +41,7 @@ describe('argument variants', () => {
   });
 
   it('join the corpora a build chooses from, and none without --variants', async () => {
-    const mix = { synthetic: 0, semantics: 0, mbpp: 1, humaneval: 0, stdlib: 0 };
+    const mix = { synthetic: 0, semantics: 0, mbpp: 1, humaneval: 0, stdlib: 0, packages: 0 };
     const plain = await choosePrograms(4000, 1, mix);
     const varied = await choosePrograms(4000, 1, mix, 2);
     expect(plain.some((s) => s.id.includes('~v'))).toBe(false);

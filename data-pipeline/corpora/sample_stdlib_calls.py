@@ -1,19 +1,26 @@
-"""Samples real calls of pure-Python standard library functions, with literal arguments.
+"""Samples real calls of pure-Python functions, with literal arguments: the standard library's
+(the `stdlib` corpus) and Debian's Python packages' (the `packages` corpus).
 
-The entry points of the `stdlib` corpus: for each target module, run its unit tests from the
-standard test suite (Debian: libpython3.11-testsuite) under sys.setprofile and record the calls
-of the module's top-level functions whose every argument is a Python literal (its repr reads
-back through ast.literal_eval to an equal value). Then replay each sampled call standalone,
-twice, in fresh processes (another hash seed, another working folder, the reverse order) and
-keep only the calls that return, within a second, the same result both times.
+stdlib: for each target module, run its unit tests from the standard test suite (Debian:
+libpython3.11-testsuite) under sys.setprofile and record the calls of the module's top-level
+functions whose every argument is a Python literal (its repr reads back through
+ast.literal_eval to an equal value). packages: the same, with the examples of the module's
+own docstrings (doctest) as its tests, since Debian ships packages without their test suites.
+Then replay each sampled call standalone, twice, in fresh processes (another hash seed,
+another working folder, the reverse order) and keep only the calls that return, within a
+second, the same result both times.
 
-Regenerate the committed sample (about half a minute on two cores) with, from the repository root:
+Regenerate the committed samples (each about half a minute on two cores) with, from the
+repository root:
     /usr/bin/python3 data-pipeline/corpora/sample_stdlib_calls.py > data-pipeline/corpora/stdlib-calls.jsonl
-It writes JSON Lines {module, path, function, args}; progress and totals go to stderr.
+    /usr/bin/python3 data-pipeline/corpora/sample_stdlib_calls.py --corpus packages > data-pipeline/corpora/packages-calls.jsonl
+(packages needs the Debian packages named in PACKAGE_TARGETS installed). It writes JSON Lines
+{module, path, function, args}; progress and totals go to stderr.
 """
 
 import argparse
 import ast
+import doctest
 import gc
 import hashlib
 import importlib
@@ -87,6 +94,28 @@ TARGETS = {
     'test.test_textwrap': {'textwrap': set()},
     'test.test_urlparse': {'urllib.parse': set()},
 }
+
+# Debian packages (apt: python3-boltons python3-inflection python3-toolz python3-more-itertools
+# python3-natsort python3-humanize): `doctest:MODULE` runs the module's docstring examples.
+# Left out: functions whose results depend on the clock, the environment or the file system.
+PACKAGE_TARGETS = {
+    'doctest:boltons.strutils': {'boltons.strutils': set()},
+    'doctest:boltons.iterutils': {'boltons.iterutils': set()},
+    'doctest:boltons.mathutils': {'boltons.mathutils': set()},
+    'doctest:boltons.statsutils': {'boltons.statsutils': set()},
+    'doctest:boltons.formatutils': {'boltons.formatutils': set()},
+    'doctest:boltons.urlutils': {'boltons.urlutils': set()},
+    'doctest:boltons.timeutils': {'boltons.timeutils': {'isoparse', 'total_seconds', 'dt_to_timestamp'}},
+    'doctest:inflection': {'inflection': set()},
+    'doctest:toolz.itertoolz': {'toolz.itertoolz': set()},
+    'doctest:toolz.dicttoolz': {'toolz.dicttoolz': set()},
+    'doctest:more_itertools.more': {'more_itertools.more': set()},
+    'doctest:more_itertools.recipes': {'more_itertools.recipes': set()},
+    'doctest:natsort.natsort': {'natsort.natsort': set()},
+    'doctest:humanize.number': {'humanize.number': set()},
+}
+CORPORA = {'stdlib': TARGETS, 'packages': PACKAGE_TARGETS}
+ALL_TARGETS = {**TARGETS, **PACKAGE_TARGETS}
 
 MAX_ARGS_CHARS = 300            # an argument list, as source, is shorter
 MAX_SEEN_PER_FUNCTION = 1000    # distinct argument lists remembered per function while sampling
@@ -164,15 +193,16 @@ def call_source(signature, values):
 def sample(test_name, module_names):
     """Runs one test module under a profiler; returns {module: {path, functions: {name: [args]}}}."""
     real_stdout = silence_output()
-    from test import support
-    support.use_resources = []  # like regrtest's default: no network, no slow 'cpu' tests
+    if not test_name.startswith('doctest:'):
+        from test import support
+        support.use_resources = []  # like regrtest's default: no network, no slow 'cpu' tests
     random.seed(0)  # tests that draw data from the shared generator then sample the same calls
 
     targets = {}  # file -> module
     for name in module_names:
         module = importlib.import_module(name)
         targets[module.__file__] = module
-    skipped = TARGETS[test_name]
+    skipped = ALL_TARGETS[test_name]
     entries = {}  # code object -> (module name, function name, signature), or None
     seen = {name: {} for name in module_names}  # module -> function -> {args: None}
 
@@ -222,7 +252,10 @@ def sample(test_name, module_names):
                 self.stop()
             super().startTest(test)
 
-    suite = unittest.defaultTestLoader.loadTestsFromName(test_name)
+    if test_name.startswith('doctest:'):
+        suite = doctest.DocTestSuite(importlib.import_module(test_name[len('doctest:'):]))
+    else:
+        suite = unittest.defaultTestLoader.loadTestsFromName(test_name)
     result = BudgetResult()
     sys.setprofile(profile)
     try:
@@ -290,7 +323,7 @@ def run_self(mode_args, stdin_text, timeout, env, cwd):
         return output.decode() if isinstance(output, bytes) else output, False
 
 
-def sample_all(workers):
+def sample_all(targets, workers):
     def one(item):
         test_name, modules = item
         start = time.monotonic()
@@ -305,7 +338,7 @@ def sample_all(workers):
         return report['modules']
 
     with ThreadPoolExecutor(workers) as pool:
-        reports = list(pool.map(one, TARGETS.items()))
+        reports = list(pool.map(one, targets.items()))
     return {name: info for report in reports for name, info in report.items()}
 
 
@@ -355,17 +388,19 @@ def main():
     parser.add_argument('--sample', metavar='TEST_MODULE', help=argparse.SUPPRESS)
     parser.add_argument('--verify', action='store_true', help=argparse.SUPPRESS)
     parser.add_argument('--workers', type=int, default=os.cpu_count() or 1)
+    parser.add_argument('--corpus', choices=sorted(CORPORA), default='stdlib',
+                        help="whose functions: the standard library's (its unit tests) or Debian packages' (their doctests)")
     options = parser.parse_args()
     if options.sample:
-        sample(options.sample, list(TARGETS[options.sample]))
+        sample(options.sample, list(ALL_TARGETS[options.sample]))
         return
     if options.verify:
         verify()
         return
 
     started = time.monotonic()
-    log('sampling calls from the test suite:')
-    modules = sample_all(options.workers)
+    log(f'sampling calls from the {options.corpus} tests:')
+    modules = sample_all(CORPORA[options.corpus], options.workers)
     candidates = {
         name: [{'module': name, 'path': info['path'], 'function': function, 'args': args}
                for function, all_args in sorted(info['functions'].items())

@@ -1,10 +1,13 @@
 /**
- * Standard library calls: real calls of pure-Python stdlib functions with literal arguments,
- * sampled from the stdlib's own tests by sample_stdlib_calls.py into the committed
- * stdlib-calls.jsonl (regenerating it takes a while, so loading only reads it).
+ * Calls of module functions: real calls of pure-Python functions with literal arguments,
+ * sampled by sample_stdlib_calls.py into committed JSON Lines (regenerating them takes a
+ * while, so loading only reads them): the `stdlib` corpus from the standard library's own
+ * tests (stdlib-calls.jsonl), the `packages` corpus from the docstring examples of Debian's
+ * Python packages (packages-calls.jsonl: boltons, inflection, toolz, more-itertools, natsort,
+ * humanize; apt installs them).
  *
- * The calls were sampled on one Python (Debian's 3.11); another patch release or minor
- * version may lack a module file or a function (3.11.x dropped
+ * The calls were sampled on one Python (Debian's 3.11) and one set of package versions;
+ * another release may lack a module file or a function (3.11.x dropped
  * `http.cookies._has_control_character`). Such calls are skipped and counted, never loaded
  * with a source that has no such function.
  */
@@ -14,8 +17,9 @@ import type { ProgramSpec } from '../program.js';
 import { corporaDir } from './support.js';
 
 export const stdlibCallsFile = join(corporaDir, 'stdlib-calls.jsonl');
+export const packageCallsFile = join(corporaDir, 'packages-calls.jsonl');
 
-interface StdlibCall {
+interface ModuleCall {
   module: string;
   /** The module's file, e.g. /usr/lib/python3.11/json/encoder.py. */
   path: string;
@@ -23,17 +27,25 @@ interface StdlibCall {
   args: string;
 }
 
-/** Why calls were left out: this Python has no such module file, or the file no such function. */
-export interface StdlibSkips {
+/** Why calls were left out: this machine has no such module file, or the file no such function. */
+export interface CallSkips {
   missingFile: number;
   missingFunction: number;
 }
 
-export async function loadStdlibCalls(file = stdlibCallsFile, skips: StdlibSkips = { missingFile: 0, missingFunction: 0 }): Promise<ProgramSpec[]> {
+export function loadStdlibCalls(file = stdlibCallsFile, skips?: CallSkips): Promise<ProgramSpec[]> {
+  return loadModuleCalls('stdlib', file, skips);
+}
+
+export function loadPackageCalls(file = packageCallsFile, skips?: CallSkips): Promise<ProgramSpec[]> {
+  return loadModuleCalls('packages', file, skips);
+}
+
+async function loadModuleCalls(origin: 'stdlib' | 'packages', file: string, skips: CallSkips = { missingFile: 0, missingFunction: 0 }): Promise<ProgramSpec[]> {
   const calls = (await readFile(file, 'utf8'))
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as StdlibCall);
+    .map((line) => JSON.parse(line) as ModuleCall);
   const sources = new Map<string, Promise<string | null>>();
   const sourceOf = (path: string): Promise<string | null> => {
     let source = sources.get(path);
@@ -56,11 +68,11 @@ export async function loadStdlibCalls(file = stdlibCallsFile, skips: StdlibSkips
       const k = counts.get(name) ?? 0;
       counts.set(name, k + 1);
       return {
-        id: `stdlib/${name}#${k}`,
+        id: `${origin}/${name}#${k}`,
         // By top-level package: json.encoder and json.decoder, or the email modules, call
         // each other, so a package's programs must not straddle splits.
-        group: `stdlib/${call.module.split('.')[0]}`,
-        origin: 'stdlib' as const,
+        group: `${origin}/${call.module.split('.')[0]}`,
+        origin,
         source,
         path: call.path,
         entry: call.function,
