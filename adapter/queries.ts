@@ -24,7 +24,7 @@ import { type NeuralRuntime, RuntimeError } from './runtime.js';
  * return state in its lines, and the state it writes comes back in the file's lines (the
  * predictor maps the call the same way).
  *
- * Then the forward check (checkInputs), as `ndb eval cruxeval --task input` makes it.
+ * Then the forward check (runForward), as `ndb eval cruxeval --task input` makes it.
  */
 export function predictInputs(runtime: NeuralRuntime, valueRepr: string, complete?: CompleteFrame): Promise<PredictedInputs> {
   return runtime.exclusive(async () => {
