@@ -20,10 +20,10 @@ import { evaluateVerify, formatVerifyEval } from './verify-eval.js';
 
 const defaultData = () => join(packageRoot(), 'evaluation', 'heldout.jsonl');
 
-function limitOf(value: string | undefined, usage: UsageErrorFactory): number | undefined {
+function limitOf(value: string | undefined, usage: UsageErrorFactory, flag = '--limit'): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw usage(`--limit must be a positive integer, got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(n) || n < 1) throw usage(`${flag} must be a positive integer, got ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -163,7 +163,7 @@ async function cruxevalCommand({ values }: Parsed<typeof CRUXEVAL_FLAGS>, usage:
   try {
     const frames = await PartialFrameDecoder.load(model, dir);
     const bar = new ProgressBar(`cruxeval ${task}`, rows.length);
-    const samples = limitOf(values.samples, usage);
+    const samples = limitOf(values.samples, usage, '--samples');
     const report = await evaluateCruxEval(rows, model, frames, { task, method, check: check === 'forward', ...(samples === undefined ? {} : { samples }), onProgress: (done) => bar.update(done) });
     process.stdout.write(values.json ? JSON.stringify({ modelDir: dir, ...report }, null, 2) + '\n' : formatCruxEval(report));
   } finally {
@@ -200,7 +200,7 @@ async function verifyEvalCommand({ values }: Parsed<typeof VERIFY_EVAL_FLAGS>, u
   const maxCases = limitOf(values.cases ?? '3', usage)!;
   const seed = Number(values.seed ?? '0');
   if (!Number.isInteger(seed)) throw usage(`--seed must be an integer, got ${JSON.stringify(values.seed)}`);
-  const samples = limitOf(values.samples, usage);
+  const samples = limitOf(values.samples, usage, '--samples');
   const method = values.method ?? 'breakpoint';
   if (method !== 'step_return' && method !== 'breakpoint') throw usage('--method must be step_return or breakpoint');
   const limit = limitOf(values.limit, usage);
