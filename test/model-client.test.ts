@@ -448,6 +448,19 @@ describe.runIf(HAS_MODEL)('with the model', () => {
     }
   });
 
+  it('shows a state too long for the context with its values cut shorter, rather than failing', async () => {
+    const start = await predictor.start(COUNT_SOURCE, { entry: 'count', args: "'berry', 'r'" });
+    if (start.kind !== 'state') throw new Error('count starts with a state');
+    // Twelve 100-character values of three-byte characters: far more than the context leaves
+    // for one state (as a frame the model wrote looping can be).
+    const long = (i: number) => `'${'日本語'.repeat(33).slice(0, 97)}${i}'`;
+    const locals = Object.fromEntries(['s', 't', ...Array.from({ length: 10 }, (_, i) => `v${i}`)].map((name, i) => [name, long(i)]));
+    const heavy: State = { ...start.state, event: 'line', line: 6, source: '    n = 0', locals };
+    const next = await predictor.predict([{ state: heavy }], { kind: 'step_over' });
+    expect(next.kind).toBe('state');
+    expect(next.stats!.promptTokens).toBeLessThanOrEqual(session.maxPositions);
+  });
+
   it('samples reproducibly from a seed', async () => {
     await predictor.start(COUNT_SOURCE, { entry: 'count', args: "'berry', 'r'" });
     const tree = new StateTree(await traceSource(COUNT_SOURCE, { entry: 'count', args: "'berry', 'r'" }));
