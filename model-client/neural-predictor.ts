@@ -458,7 +458,7 @@ export class NeuralPredictor implements Predictor {
     return this.prefix.catchUp();
   }
 
-  /** A predictor sharing this one's model session (its weights and device), nothing else. */
+  /** A predictor sharing this one's model session (its weights and device), nothing else; release the session through this one only. */
   sibling(): NeuralPredictor {
     return new NeuralPredictor(this.session, this.tokenizer, this.table, this.opts);
   }
