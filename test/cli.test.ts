@@ -98,7 +98,7 @@ describe('the command line (commander)', () => {
     [['verify', '--help'], /^Usage: ndb verify \[options\] \[SOLUTIONS\.\.\.\]/, ['--tests <TESTS.py>', '--candidates', '--json', '--samples <N>', '--model <DIR>', '--method <breakpoint|step_return>']],
     [['data', '--help'], /^Usage: ndb data/, ['build', 'tokenizer', 'tokenize', 'check']],
     [['data', 'build', '--help'], /^Usage: ndb data build \[options\]/, ['--out <DIR>', '--programs <N>', '--seed <S>', '--concurrency <K>', '--mix <ORIGIN=SHARE,...>']],
-    [['data', 'check', '--help'], /^Usage: ndb data check \[options\]/, ['--origin <humaneval|mbpp|stdlib>', '--limit <N>', '--json']],
+    [['data', 'check', '--help'], /^Usage: ndb data check \[options\]/, ['--origin <humaneval|mbpp|stdlib|packages>', '--limit <N>', '--json']],
     [['eval', '--help'], /^Usage: ndb eval/, ['make-heldout', 'states', 'cruxeval', 'verify']],
     [['eval', 'cruxeval', '--help'], /^Usage: ndb eval cruxeval \[options\]/, ['--task <output|input>', '--data <FILE.jsonl>', '--method <breakpoint|step_return>', '--limit <N>', '--json', '--model <DIR>', '--precision <fp32|int8>', '--samples <N>']],
     [['eval', 'verify', '--help'], /^Usage: ndb eval verify \[options\]/, ['--limit <POOLS>', '--k <4-8>', '--cases <N>', '--seed <S>']],
