@@ -4,10 +4,9 @@
  * the wire types of protocol/dap.ts. Neither moves the run: the timeline is read, never changed.
  */
 import { describeExit } from './verifier.js';
-import { type CallOutcome, isModelFailure, predictCall } from '../model-client/call-outcome.js';
+import { type CallOutcome, predictCandidateCall } from '../model-client/call-outcome.js';
 import { type CompleteFrame, predictCallFrame } from '../model-client/input-prediction.js';
 import type { Predictor } from '../model-client/predictor.js';
-import { EntryError } from '../program-analysis/entry-state.js';
 import type { PredictedInputs, PredictedTrace, TraceStep } from '../protocol/dap.js';
 import { type NeuralRuntime, RuntimeError } from './runtime.js';
 
@@ -93,20 +92,14 @@ interface ForwardRun {
 }
 
 /**
- * The model's run of the entry with `args` from its call to its end (predictCall:
+ * The model's run of the entry with `args` from its call to its end (predictCandidateCall:
  * breakpoints on the entry's return lines, then on to its return), on a sibling of the
- * session's predictor so that the run's prompt cache stays as it was. Null when it cannot
- * run: arguments that are not literals (a repr the model cut with `…`), or no prediction.
- * Nothing runs in Python but the binding of literal arguments.
+ * session's predictor so that the run's prompt cache stays as it was; null when it cannot
+ * run. Nothing runs in Python but the binding of literal arguments.
  */
 async function runForward(checker: Predictor, asked: Asked, args: string): Promise<ForwardRun | null> {
-  try {
-    const outcome = await predictCall(checker, asked.program, { entry: asked.entry, args }, { method: 'breakpoint', returns: asked.returns, ...(asked.samples === undefined ? {} : { samples: asked.samples }) });
-    return { outcome, returns: outcome.kind === 'returned' && outcome.value === asked.value };
-  } catch (err) {
-    if (err instanceof EntryError || isModelFailure(err)) return null;
-    throw err;
-  }
+  const outcome = await predictCandidateCall(checker, asked.program, { entry: asked.entry, args }, { method: 'breakpoint', returns: asked.returns, ...(asked.samples === undefined ? {} : { samples: asked.samples }) });
+  return outcome && { outcome, returns: outcome.kind === 'returned' && outcome.value === asked.value };
 }
 
 function checkOf(run: ForwardRun, candidate: 'inverse' | 'value'): NonNullable<PredictedInputs['check']> {

@@ -30,11 +30,10 @@
  * Baselines, checked by the same code: output = the first argument unchanged; input = the
  * output itself as the only argument.
  */
-import { NoPrediction, type OutputMethod, predictCall } from '../model-client/call-outcome.js';
+import { NoPrediction, type OutputMethod, predictCall, predictCandidateCall } from '../model-client/call-outcome.js';
 import type { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { predictCallFrame } from '../model-client/input-prediction.js';
 import type { PartialFrameDecoder } from '../model-client/partial-frame.js';
-import { EntryError } from '../program-analysis/entry-state.js';
 import { sourceLines } from '../tracer/run-tracer.js';
 import { describeError, failureKind, type InternalError } from './failures.js';
 import type { HeldoutRow } from './heldout.js';
@@ -154,11 +153,7 @@ async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row
   );
   const candidates = [...new Set([...(own.ok ? [own.answer.text] : []), row.output])];
   for (const args of candidates) {
-    const outcome = await predictCall(p, row.code, { entry: 'f', args }, { method: 'breakpoint', returns: shape.returns, ...(opts.samples === undefined ? {} : { samples: opts.samples }) }).catch((err: unknown) => {
-      // Arguments that are not literals (a repr the model cut with `…`), or no prediction: not this one.
-      if (err instanceof EntryError || failureKind(err) === 'model') return null;
-      throw err;
-    });
+    const outcome = await predictCandidateCall(p, row.code, { entry: 'f', args }, { method: 'breakpoint', returns: shape.returns, ...(opts.samples === undefined ? {} : { samples: opts.samples }) });
     if (outcome?.kind === 'returned' && outcome.value === row.output) return { text: args, confidence: outcome.confidence };
   }
   if (!own.ok) throw own.error;

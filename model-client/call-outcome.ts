@@ -14,7 +14,7 @@
  */
 import type { Action, Exit, State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, truncateText } from '../grammar/truncate.js';
-import type { Entry } from '../program-analysis/entry-state.js';
+import { type Entry, EntryError } from '../program-analysis/entry-state.js';
 import { sourceLines } from '../tracer/run-tracer.js';
 import { FrameBudgetError } from './decode.js';
 import { ContextOverflowError } from './onnx-session.js';
@@ -111,3 +111,16 @@ async function runFromCall(p: Predictor, code: string, call: State, opts: Predic
   return runToEnd(p, [{ state: call, action: chosen.action }], chosen.prediction, predictOpts);
 }
 
+/**
+ * A candidate input's forward run (the input task's check and the debugger's Predict Inputs):
+ * predictCall, or null when the call cannot be run: arguments that are not literals (a repr
+ * the model cut with `…`), or no prediction. Other errors are bugs and are thrown.
+ */
+export async function predictCandidateCall(p: Predictor, code: string, entry: Entry, opts: PredictCallOptions = {}): Promise<CallOutcome | null> {
+  try {
+    return await predictCall(p, code, entry, opts);
+  } catch (err) {
+    if (err instanceof EntryError || isModelFailure(err)) return null;
+    throw err;
+  }
+}

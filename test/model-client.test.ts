@@ -413,21 +413,26 @@ describe.runIf(HAS_MODEL)('with the model', () => {
     expect(moved.slice(1).map((t) => t.replace(/^\d+/, (n) => String(Number(n) - shift)))).toEqual(plain.slice(1));
   });
 
+  /**
+   * `into` and `over` from each state give one frame, and the next step over (forward or back)
+   * gives one frame too after either: the action is asked the same way in a later history.
+   */
+  async function expectOneAnswer(states: readonly State[], into: 'step_into' | 'inv_step_into', over: 'step_over' | 'inv_step_over'): Promise<void> {
+    const text = (p: Awaited<ReturnType<typeof predictor.predict>>) => (p.kind === 'state' ? JSON.stringify(p.state) : p.kind);
+    for (const from of states) {
+      const stepped = await predictor.predict([{ state: from }], { kind: into });
+      expect(text(stepped)).toBe(text(await predictor.predict([{ state: from }], { kind: over })));
+      if (stepped.kind !== 'state') continue;
+      const after = (kind: typeof into | typeof over) => predictor.predict([{ state: from, action: { kind } }, { state: stepped.state }], { kind: over });
+      expect(text(await after(into))).toBe(text(await after(over)));
+    }
+  }
+
   it("gives `s` and `n` one answer where step_into can enter nothing, now and after", async () => {
     await predictor.start(COUNT_SOURCE, null);
     const tree = new StateTree(await traceSource(COUNT_SOURCE, { entry: 'count', args: "'berry', 'r'" }));
     const at = (line: number) => tree.states.find((s) => s.event === 'line' && s.line === line && s.stack.length === 1)!;
-    const text = (p: Awaited<ReturnType<typeof predictor.predict>>) => (p.kind === 'state' ? JSON.stringify(p.state) : p.kind);
-    for (const line of [6, 7, 9]) {
-      const from = at(line);
-      const into = await predictor.predict([{ state: from }], { kind: 'step_into' });
-      const over = await predictor.predict([{ state: from }], { kind: 'step_over' });
-      expect(text(into)).toBe(text(over));
-      // The step's action in a later history is asked the same way too.
-      if (into.kind !== 'state') continue;
-      const after = (kind: 'step_into' | 'step_over') => predictor.predict([{ state: from, action: { kind } }, { state: into.state }], { kind: 'step_over' });
-      expect(text(await after('step_into'))).toBe(text(await after('step_over')));
-    }
+    await expectOneAnswer([at(6), at(7), at(9)], 'step_into', 'step_over');
   });
 
   it('gives reverse `s` and `n` one answer where no callee can return just before, now and after', async () => {
@@ -436,16 +441,8 @@ describe.runIf(HAS_MODEL)('with the model', () => {
     const source = readFileSync(ORDERS_PY, 'utf8');
     await predictor.start(source, null);
     const tree = new StateTree(await traceSource(source, { entry: 'summarise', args: "['apple: 3', 'Fig:10', 'plum', 'pear:2']" }));
-    const text = (p: Awaited<ReturnType<typeof predictor.predict>>) => (p.kind === 'state' ? JSON.stringify(p.state) : p.kind);
     const inParse = (line: number) => tree.states.find((s) => s.event === 'line' && s.line === line && s.stack.at(-1)?.function === 'parse_line')!;
-    for (const from of [inParse(7), inParse(10)]) {
-      const into = await predictor.predict([{ state: from }], { kind: 'inv_step_into' });
-      const over = await predictor.predict([{ state: from }], { kind: 'inv_step_over' });
-      expect(text(into)).toBe(text(over));
-      if (into.kind !== 'state') continue;
-      const after = (kind: 'inv_step_into' | 'inv_step_over') => predictor.predict([{ state: from, action: { kind } }, { state: into.state }], { kind: 'inv_step_over' });
-      expect(text(await after('inv_step_into'))).toBe(text(await after('inv_step_over')));
-    }
+    await expectOneAnswer([inParse(7), inParse(10)], 'inv_step_into', 'inv_step_over');
   });
 
   it('shows a state too long for the context with its values cut shorter, rather than failing', async () => {

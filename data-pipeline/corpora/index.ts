@@ -11,8 +11,8 @@ export type CorpusOrigin = Exclude<ProgramOrigin, 'synthetic' | 'semantics'>;
 const loaders: Record<CorpusOrigin, () => Promise<ProgramSpec[]>> = {
   humaneval: loadHumanEval,
   mbpp: loadMbpp,
-  stdlib: () => loadStdlibCalls(),
-  packages: () => loadPackageCalls(),
+  stdlib: loadStdlibCalls,
+  packages: loadPackageCalls,
 };
 
 export function loadCorpus(origin: CorpusOrigin): Promise<ProgramSpec[]> {
