@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { defineCommand, type FlagSpecs, type Parsed, type UsageErrorFactory } from '../cli/command-line.js';
 import { ProgressBar } from '../util/progress.js';
 import { defaultModelDir, isPrecision, ModelFolderError, packageRoot, type Precision } from '../model-client/model-folder.js';
+import { isOutputMethod, OUTPUT_METHODS } from '../model-client/call-outcome.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { PartialFrameDecoder } from '../model-client/partial-frame.js';
 import { NextLineBaseline } from './baselines.js';
@@ -129,7 +130,7 @@ async function statesCommand({ values }: Parsed<typeof STATES_FLAGS>, usage: Usa
 const CRUXEVAL_FLAGS = {
   task: { type: 'string', value: 'output|input', description: 'predict the output from the input, or the input from the output' },
   data: { type: 'string', value: 'FILE.jsonl', description: 'the held-out set (default evaluation/heldout.jsonl)' },
-  method: { type: 'string', value: 'breakpoint|step_return', description: 'how a call is run to its return (default breakpoint, the better output method)' },
+  method: { type: 'string', value: OUTPUT_METHODS.join('|'), description: 'how a call is run to its return (default breakpoint, the better output method)' },
   limit: { type: 'string', value: 'N', description: 'the first N rows only' },
   json: { type: 'boolean', description: 'print the report as JSON' },
   model: { type: 'string', value: 'DIR', description: 'a model folder (default: models/default)' },
@@ -152,7 +153,7 @@ async function cruxevalCommand({ values }: Parsed<typeof CRUXEVAL_FLAGS>, usage:
   const task = values.task;
   if (task !== 'output' && task !== 'input') throw usage('--task must be output or input');
   const method = values.method ?? 'breakpoint';
-  if (method !== 'step_return' && method !== 'breakpoint') throw usage('--method must be step_return or breakpoint');
+  if (!isOutputMethod(method)) throw usage(`--method must be one of ${OUTPUT_METHODS.join(', ')}`);
   if (values.method !== undefined && task === 'input') throw usage('--method applies to --task output only');
   const check = values.check ?? 'forward';
   if (check !== 'forward' && check !== 'none') throw usage('--check must be forward or none');
@@ -178,7 +179,7 @@ const VERIFY_EVAL_FLAGS = {
   cases: { type: 'string', value: 'N', description: 'test cases per problem (default 3)' },
   seed: { type: 'string', value: 'S', description: 'the seed of the mutants and the random choice (default 0)' },
   samples: { type: 'string', value: 'N', description: 'vote over N sampled frames per jump (default 1: greedy)' },
-  method: { type: 'string', value: 'breakpoint|step_return', description: 'how a call is run to its return (default breakpoint, the better output method)' },
+  method: { type: 'string', value: OUTPUT_METHODS.join('|'), description: 'how a call is run to its return (default breakpoint, the better output method)' },
   json: { type: 'boolean', description: 'print the report as JSON' },
   model: { type: 'string', value: 'DIR', description: 'a model folder (default: models/default)' },
   precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32; int8: the folder's int8 file)" },
@@ -202,7 +203,7 @@ async function verifyEvalCommand({ values }: Parsed<typeof VERIFY_EVAL_FLAGS>, u
   if (!Number.isInteger(seed)) throw usage(`--seed must be an integer, got ${JSON.stringify(values.seed)}`);
   const samples = limitOf(values.samples, usage, '--samples');
   const method = values.method ?? 'breakpoint';
-  if (method !== 'step_return' && method !== 'breakpoint') throw usage('--method must be step_return or breakpoint');
+  if (!isOutputMethod(method)) throw usage(`--method must be one of ${OUTPUT_METHODS.join(', ')}`);
   const limit = limitOf(values.limit, usage);
   const rows = await loadRows(values.data ?? join(packageRoot(), 'evaluation', 'heldout-real.jsonl'), undefined, usage);
   const dir = values.model ?? defaultModelDir();

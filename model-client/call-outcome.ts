@@ -20,10 +20,14 @@ import { FrameBudgetError } from './decode.js';
 import { ContextOverflowError } from './onnx-session.js';
 import type { PredictOptions, Prediction, Predictor } from './predictor.js';
 
-export type OutputMethod = 'step_return' | 'breakpoint';
+export type OutputMethod = 'step_return' | 'breakpoint' | 'step_over';
+export const OUTPUT_METHODS: readonly OutputMethod[] = ['breakpoint', 'step_return', 'step_over'];
+export const isOutputMethod = (x: string): x is OutputMethod => (OUTPUT_METHODS as readonly string[]).includes(x);
 
-/** Most actions from the first landing to the entry's return. */
+/** Most actions from the first landing to the entry's return, after a jump… */
 const MAX_STEPS = 16;
+/** …and line by line (a loop of a few dozen iterations). */
+const MAX_LINE_STEPS = 400;
 
 /** The model gave no usable answer (an exit with an error, a frame of the wrong kind). */
 export class NoPrediction extends Error {
@@ -55,14 +59,14 @@ export type CallOutcome = ({ kind: 'returned'; value: string } | { kind: 'raised
  * frame probability. The value's own tokens are not enough: once the model has chosen the
  * line `return 1`, the value 1 is certain, so a wrong branch used to show "1 (confidence 1.00)".
  */
-async function runToEnd(p: Predictor, history: { state: State; action?: Action }[], landing: Prediction, opts: PredictOptions): Promise<CallOutcome> {
+async function runToEnd(p: Predictor, history: { state: State; action?: Action }[], landing: Prediction, opts: PredictOptions, maxSteps = MAX_STEPS): Promise<CallOutcome> {
   let path = 1;
   for (let steps = 0; ; steps++) {
     path *= landing.confidence.frame;
     if (landing.kind === 'exit') return exitOutcome(landing.exit, path);
     const { state } = landing;
     if (state.event === 'return' && state.stack.length === 1) return { kind: 'returned', value: state.value!, confidence: path };
-    if (steps === MAX_STEPS) throw new NoPrediction(`no return of the entry within ${MAX_STEPS} steps`);
+    if (steps === maxSteps) throw new NoPrediction(`no return of the entry within ${maxSteps} steps`);
     const action: Action = state.stack.length > 1 ? { kind: 'step_return' } : { kind: 'step_over' };
     history.push({ state, action });
     landing = await p.predict(history, action, opts);
@@ -95,6 +99,10 @@ export async function predictCall(p: Predictor, code: string, entry: Entry, opts
 
 async function runFromCall(p: Predictor, code: string, call: State, opts: PredictCallOptions, predictOpts: PredictOptions): Promise<CallOutcome> {
   const returns = opts.returns ?? [];
+  if (opts.method === 'step_over') {
+    const action: Action = { kind: 'step_over' };
+    return runToEnd(p, [{ state: call, action }], await p.predict([{ state: call }], action, predictOpts), predictOpts, MAX_LINE_STEPS);
+  }
   if ((opts.method ?? 'step_return') === 'step_return' || returns.length === 0) {
     const action: Action = { kind: 'step_return' };
     return runToEnd(p, [{ state: call, action }], await p.predict([{ state: call }], action, predictOpts), predictOpts);

@@ -163,6 +163,9 @@ describe.skipIf(!HAS_MODEL)('ndb eval cruxeval', () => {
     const text = ndb('eval', 'cruxeval', '--task', 'output', '--limit', '1', '--method', 'breakpoint', '--model', MODEL_DIR);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout.trimEnd().split('\n').pop()).toMatch(/^pass@1: \d+\.\d%$/);
+    const stepped = ndb('eval', 'cruxeval', '--task', 'output', '--limit', '2', '--json', '--method', 'step_over', '--model', MODEL_DIR);
+    expect(stepped.code, stepped.stderr).toBe(0);
+    expectConsistentCrux(JSON.parse(stepped.stdout) as CruxReport, 'output', 2);
   });
 
   it('input task: JSON consistent; the forward check keeps the model\'s answer or takes the output itself', async () => {

@@ -26,7 +26,8 @@ import { FrameNames } from '../model-client/loc-constraint.js';
 import { loadModelFolder, loadTokenizer } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { PrefixCache } from '../model-client/prefix-cache.js';
-import type { HistoryEntry } from '../model-client/predictor.js';
+import type { HistoryEntry, Predictor } from '../model-client/predictor.js';
+import { OUTPUT_METHODS, predictCall } from '../model-client/call-outcome.js';
 import { createInferenceSession, ModelSession } from '../model-client/onnx-session.js';
 import { TokenTable } from '../model-client/token-table.js';
 import { OffTraceError, TracerPredictor } from '../evaluation/tracer-predictor.js';
@@ -193,6 +194,32 @@ describe('tracer predictor (ground truth)', () => {
 
     const wrong = [{ state: { ...first.state, locals: { s: "'xy'", t: "'b'" } } }];
     await expect(p.predict(wrong, { kind: 'step_into' })).rejects.toThrow(OffTraceError);
+  });
+});
+
+describe('predictCall methods (on the ground truth)', () => {
+  it('each method runs count(\'berry\', \'r\') to its real return; step_over asks line steps only, one per line run', async () => {
+    const truth = new TracerPredictor();
+    const asked: Action['kind'][] = [];
+    const recording: Predictor = {
+      start: (program, entry) => truth.start(program, entry),
+      predict: (history, action) => {
+        asked.push(action.kind);
+        return truth.predict(history, action);
+      },
+    };
+    const entry = { entry: 'count', args: "'berry', 'r'" };
+    for (const method of OUTPUT_METHODS) {
+      asked.length = 0;
+      const outcome = await predictCall(recording, COUNT_SOURCE, entry, { method, returns: [10] });
+      expect(outcome, method).toMatchObject({ kind: 'returned', value: '2' });
+      if (method === 'step_over') {
+        expect(new Set(asked)).toEqual(new Set(['step_over']));
+        // The real run's line events of count (its loop over five characters), each one step.
+        const trace = await traceSource(COUNT_SOURCE, entry);
+        expect(asked.length).toBe(trace.events.filter((e) => e.depth === 0 && (e.event === 'line' || e.event === 'return')).length);
+      }
+    }
   });
 });
 

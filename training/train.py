@@ -100,6 +100,9 @@ def parse_args():
     p.add_argument("--init-from", metavar="WEIGHTS_PT",
                    help="start from these weights (a best.pt or ckpt.pt; its model shape wins) with a fresh optimizer "
                         "and a new schedule: how a run goes on across sessions without optimizer state in git")
+    p.add_argument("--grow-layers", type=int, metavar="N",
+                   help="with --init-from: deepen its model to N layers without changing what it computes "
+                        "(each old block followed by copies whose output projections are zero; see grown_state)")
     p.add_argument("--total-tokens", type=float, help="length of the learning-rate schedule, in tokens")
     p.add_argument("--max-tokens", type=float, help="stop after this many tokens in all")
     p.add_argument("--max-minutes", type=float, help="stop after this many minutes of this job")
@@ -193,6 +196,28 @@ def to_batch(rows, bos, frame_sep):
 # ----------------------------------------------------------------------------- helpers
 
 
+def grown_state(state, old_layers, new_layers):
+    """A state dict of new_layers blocks that computes what the old_layers one did (depth
+    up-scaling, so a deeper model starts from trained weights instead of from scratch): each
+    old block is followed by copies of itself, new_layers / old_layers of them in all, whose
+    attention and MLP output projections are zero. A zero projection adds nothing to the
+    residual stream, so the copy starts as the identity, and its gradient is not zero, so it
+    learns from the first step; the copy's other weights start as trained features."""
+    if new_layers < old_layers:
+        raise SystemExit(f"--grow-layers {new_layers}: the weights have {old_layers} layers already")
+    grown = {k: v for k, v in state.items() if not k.startswith("blocks.")}
+    # New block j copies old block source[j]; the first copy of each keeps its projections.
+    source = [j * old_layers // new_layers for j in range(new_layers)]
+    for j, i in enumerate(source):
+        first = j == 0 or source[j - 1] != i
+        for key, value in state.items():
+            if key.startswith(f"blocks.{i}."):
+                name = key[len(f"blocks.{i}."):]
+                zero = not first and name in ("attn.out.weight", "mlp.down.weight")
+                grown[f"blocks.{j}.{name}"] = torch.zeros_like(value) if zero else value.clone()
+    return grown
+
+
 def lr_at(step, cfg, total_steps):
     """Linear warm-up to the peak, then cosine decay to min_lr_ratio x peak at total_steps."""
     peak = cfg["lr"]
@@ -279,6 +304,10 @@ def main():
         cfg["context_length"] = cfg["context_length"] or int(meta["context_length"])
         if init:
             cfg.update({k: init["model_config"][k] for k in MODEL_KEYS})
+            if args.grow_layers:
+                cfg["n_layer"] = args.grow_layers
+    if args.grow_layers and not init:
+        raise SystemExit("--grow-layers deepens the --init-from weights: give --init-from (and no --resume)")
     for key in ("batch_size", "grad_accum", "lr", "warmup_steps", "eval_every"):
         if getattr(args, key) is not None:
             cfg[key] = getattr(args, key)
@@ -313,7 +342,11 @@ def main():
         del ckpt
     else:
         if init:
-            model.load_state_dict(init["model"])
+            old_layers = init["model_config"]["n_layer"]
+            state = grown_state(init["model"], old_layers, model_cfg.n_layer) if args.grow_layers else init["model"]
+            model.load_state_dict(state)
+            if args.grow_layers:
+                print(f"grown from {old_layers} to {model_cfg.n_layer} layers ({count_parameters(model)['total']:,} parameters)")
             tokens_before = int(init.get("tokens", 0))
             print(f"weights from {args.init_from} (trained on {tokens_before:,} tokens); fresh optimizer and schedule")
             del init
