@@ -179,6 +179,7 @@ const DATA_BUILD_FLAGS = {
   concurrency: { type: 'string', value: 'K', description: 'tracers run at once' },
   mix: { type: 'string', value: 'ORIGIN=SHARE,...', description: "each source's share" },
   jumps: { type: 'string', value: 'SHARE', description: 'share of trajectories sampled with the jump-weighted policy (default 0)' },
+  walks: { type: 'string', value: 'SHARE', description: 'share of trajectories that step line by line, step_into and step_over only (default 0)' },
   trajectories: { type: 'string', value: 'N', description: 'trajectories sampled per trace, half forward and half inverse (default 4)' },
   variants: { type: 'string', value: 'K', description: 'argument variants per HumanEval and MBPP test call, added to those corpora (default 0)' },
 } satisfies FlagSpecs;
@@ -190,7 +191,8 @@ const DATA_BUILD = defineCommand({
 --mix sets each source's share (synthetic, semantics, mbpp, humaneval, stdlib, packages;
 default synthetic=0.5,mbpp=0.2,humaneval=0.1,stdlib=0.2). --jumps sets the share of trajectories
 that use the jump-weighted policy (step_return, breakpoint, continue, inv_step_call from the
-entry's call and return), the rest the paper's. --variants K adds K calls per HumanEval and
+entry's call and return), --walks the share that step line by line (step_into and step_over,
+forward or inverse, up to 48 states), the rest the paper's. --variants K adds K calls per HumanEval and
 MBPP test call with its literal arguments mutated a little (same function, same split).`,
   flags: DATA_BUILD_FLAGS,
   run: dataBuildCommand,
@@ -208,6 +210,9 @@ async function dataBuildCommand({ values }: Parsed<typeof DATA_BUILD_FLAGS>): Pr
   const seed = intFlag(values.seed, 'seed', 0);
   const jumps = values.jumps === undefined ? 0 : Number(values.jumps);
   if (!(jumps >= 0 && jumps <= 1)) throw new UsageError(`--jumps: ${JSON.stringify(values.jumps)} is not a share between 0 and 1`);
+  const walks = values.walks === undefined ? 0 : Number(values.walks);
+  if (!(walks >= 0 && walks <= 1)) throw new UsageError(`--walks: ${JSON.stringify(values.walks)} is not a share between 0 and 1`);
+  if (jumps + walks > 1) throw new UsageError(`--jumps ${jumps} and --walks ${walks} add up to more than 1`);
   const bar = new ProgressBar('programs', programs);
   const summary = await buildDataset({
     out: values.out,
@@ -216,6 +221,7 @@ async function dataBuildCommand({ values }: Parsed<typeof DATA_BUILD_FLAGS>): Pr
     ...(values.concurrency === undefined ? {} : { concurrency: intFlag(values.concurrency, 'concurrency') }),
     ...(mix ? { mix } : {}),
     jumps,
+    walks,
     ...(values.variants === undefined ? {} : { variants: intFlag(values.variants, 'variants') }),
     ...(values.trajectories === undefined ? {} : { trajectoriesPerTrace: intFlag(values.trajectories, 'trajectories') }),
     onProgress: (done, total) => bar.update(done, `of ${total}`),

@@ -38,8 +38,10 @@ export interface BuildOptions {
   maxSteps?: number;
   /** Argument variants per HumanEval and MBPP test call (corpora/vary_args.py), added to those corpora. */
   variants?: number;
-  /** Share of trajectories sampled with the jump-weighted policy (trajectories.ts); the rest use the paper's. */
+  /** Share of trajectories sampled with the jump-weighted policy (trajectories.ts)… */
   jumps?: number;
+  /** …and with the walk policy (line by line); the rest use the paper's. jumps + walks <= 1. */
+  walks?: number;
   /** Share of each source among the programs; a source with too few programs leaves the rest to synthetic. */
   mix?: Partial<Record<ProgramOrigin, number>>;
   onProgress?: (done: number, total: number) => void;
@@ -116,7 +118,13 @@ interface ProgramResult {
 }
 
 /** Traces one program and samples its trajectories; a tracing failure is a result, not an error. */
-async function processProgram(spec: ProgramSpec, seed: number, perTrace: number, maxSteps: number, jumps: number): Promise<ProgramResult> {
+/** A trajectory's policy: one draw against the shares, so a build without walks samples as before they existed. */
+export function policyOf(draw: number, jumps: number, walks: number): Policy {
+  if (draw < jumps) return 'jumps';
+  return draw < jumps + walks ? 'walk' : 'paper';
+}
+
+async function processProgram(spec: ProgramSpec, seed: number, perTrace: number, maxSteps: number, jumps: number, walks: number): Promise<ProgramResult> {
   const split = splitOf(spec.group);
   const record: ProgramRecord = { id: spec.id, group: spec.group, origin: spec.origin, split, entry: spec.entry, args: spec.args, status: 'ok' };
   try {
@@ -130,7 +138,7 @@ async function processProgram(spec: ProgramSpec, seed: number, perTrace: number,
     const trajectories: ProgramResult['trajectories'] = [];
     for (let k = 0; k < perTrace; k++) {
       const direction: Direction = k % 2 === 0 ? 'forward' : 'inverse';
-      const policy: Policy = jumps > 0 && rng.fork(`policy~${k}`).chance(jumps) ? 'jumps' : 'paper';
+      const policy = jumps + walks > 0 ? policyOf(rng.fork(`policy~${k}`).next(), jumps, walks) : 'paper';
       const text = serializeTrajectory(truncateTrajectory(sampleTrajectory(tree, direction, rng, { maxSteps, policy })));
       trajectories.push({ id: `${spec.id}~${k}`, direction, text });
     }
@@ -183,7 +191,7 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildSummary> {
   await runPool(
     specs,
     opts.concurrency ?? availableParallelism(),
-    (spec) => processProgram(spec, opts.seed, perTrace, maxSteps, opts.jumps ?? 0),
+    (spec) => processProgram(spec, opts.seed, perTrace, maxSteps, opts.jumps ?? 0, opts.walks ?? 0),
     (result, index) => {
       splits[result.record.group] = result.split;
       if (result.record.status === 'ok') {
@@ -208,6 +216,6 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildSummary> {
   summary.programsPerSecond = specs.length / Math.max(summary.seconds, 1e-3);
   const sortedSplits = Object.fromEntries(Object.entries(splits).sort(([a], [b]) => (a < b ? -1 : 1)));
   writeFileSync(join(opts.out, 'splits.json'), JSON.stringify(sortedSplits, null, 1) + '\n');
-  writeFileSync(join(opts.out, 'manifest.json'), JSON.stringify({ options: { programs: opts.programs, seed: opts.seed, trajectoriesPerTrace: perTrace, maxSteps, jumps: opts.jumps ?? 0, variants: opts.variants ?? 0, mix: { ...DEFAULT_MIX, ...opts.mix } }, summary }, null, 2) + '\n');
+  writeFileSync(join(opts.out, 'manifest.json'), JSON.stringify({ options: { programs: opts.programs, seed: opts.seed, trajectoriesPerTrace: perTrace, maxSteps, jumps: opts.jumps ?? 0, walks: opts.walks ?? 0, variants: opts.variants ?? 0, mix: { ...DEFAULT_MIX, ...opts.mix } }, summary }, null, 2) + '\n');
   return summary;
 }

@@ -18,12 +18,19 @@
  *   and inv_step_call (.4 against inv_step_into and inv_step_over .3 each), starting at the
  *   entry call (forward) or the entry's return (inverse) 80% of the time: the shape of the
  *   output and input questions (run a call to its return; infer the call from the return).
+ * - The `walk` policy (ours, `ndb data build --walks SHARE`) is the paper's (b) alone: step_into
+ *   and step_over (inv_step_into and inv_step_over) only, so the trajectory runs line by line
+ *   until maxSteps or the end, as a user pressing F10 and F11 does. The paper's mix ends most
+ *   trajectories within a few states (its step_return from the entry ends the run: 63% of the
+ *   forward trajectories of a 2026-12-06 build had three actions or fewer, 4% fifteen or
+ *   more), so a loop's third iteration, or a counter moved on for the tenth time, was hardly
+ *   ever seen, and the model stepping through a loop lost count.
  */
 import type { Action, Direction, ForwardAction, InverseAction, Step, Trajectory } from '../grammar/state.js';
 import type { StateTree } from '../state-tree/tree.js';
 import type { Rng } from '../util/rng.js';
 
-export type Policy = 'paper' | 'jumps';
+export type Policy = 'paper' | 'jumps' | 'walk';
 
 export interface SamplingOptions {
   maxSteps: number;
@@ -61,13 +68,15 @@ function breakpointTarget(tree: StateTree, node: number, rng: Rng): ForwardActio
 }
 
 function forwardAction(tree: StateTree, node: number, rng: Rng, policy: Policy): ForwardAction {
-  const table: Readonly<Record<string, number>> = policy === 'jumps' ? FORWARD_JUMPS : rng.chance(0.5) ? FORWARD_POLICY_A : FORWARD_POLICY_B;
+  const table: Readonly<Record<string, number>> =
+    policy === 'jumps' ? FORWARD_JUMPS : policy === 'walk' ? FORWARD_POLICY_B : rng.chance(0.5) ? FORWARD_POLICY_A : FORWARD_POLICY_B;
   const kind = rng.weighted(table) as keyof typeof FORWARD_JUMPS;
   return kind === 'breakpoint' ? breakpointTarget(tree, node, rng) : { kind };
 }
 
 function inverseAction(rng: Rng, policy: Policy): InverseAction {
-  const table: Readonly<Record<string, number>> = policy === 'jumps' ? INVERSE_JUMPS : rng.chance(0.5) ? INVERSE_POLICY_A : INVERSE_POLICY_B;
+  const table: Readonly<Record<string, number>> =
+    policy === 'jumps' ? INVERSE_JUMPS : policy === 'walk' ? INVERSE_POLICY_B : rng.chance(0.5) ? INVERSE_POLICY_A : INVERSE_POLICY_B;
   return { kind: rng.weighted(table) as keyof typeof INVERSE_JUMPS };
 }
 

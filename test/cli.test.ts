@@ -97,7 +97,7 @@ describe('the command line (commander)', () => {
     [['lsp', '--help'], /^Usage: ndb lsp \[options\]/, ['--stdio', '--model <DIR>', '--device <cpu|cuda>', '--max-steps <N>']],
     [['verify', '--help'], /^Usage: ndb verify \[options\] \[SOLUTIONS\.\.\.\]/, ['--tests <TESTS.py>', '--candidates', '--json', '--samples <N>', '--model <DIR>', '--method <breakpoint|step_return|step_over>']],
     [['data', '--help'], /^Usage: ndb data/, ['build', 'tokenizer', 'tokenize', 'check']],
-    [['data', 'build', '--help'], /^Usage: ndb data build \[options\]/, ['--out <DIR>', '--programs <N>', '--seed <S>', '--concurrency <K>', '--mix <ORIGIN=SHARE,...>']],
+    [['data', 'build', '--help'], /^Usage: ndb data build \[options\]/, ['--out <DIR>', '--programs <N>', '--seed <S>', '--concurrency <K>', '--mix <ORIGIN=SHARE,...>', '--jumps <SHARE>', '--walks <SHARE>']],
     [['data', 'check', '--help'], /^Usage: ndb data check \[options\]/, ['--origin <humaneval|mbpp|stdlib|packages>', '--limit <N>', '--json']],
     [['eval', '--help'], /^Usage: ndb eval/, ['make-heldout', 'states', 'cruxeval', 'verify']],
     [['eval', 'cruxeval', '--help'], /^Usage: ndb eval cruxeval \[options\]/, ['--task <output|input>', '--data <FILE.jsonl>', '--method <breakpoint|step_return|step_over>', '--limit <N>', '--json', '--model <DIR>', '--precision <fp32|int8>', '--samples <N>']],
@@ -181,5 +181,11 @@ describe('ndb data build', () => {
         expect(() => parseTrajectory(row.text)).not.toThrow();
       }
     }
+  });
+
+  it('refuses policy shares that add up to more than 1', () => {
+    const r = ndb('data', 'build', '--out', join(dir, 'c'), '--programs', '4', '--jumps', '0.6', '--walks', '0.5');
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe('ndb: error: --jumps 0.6 and --walks 0.5 add up to more than 1');
   });
 });

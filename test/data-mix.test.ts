@@ -4,7 +4,7 @@
  * trajectory policy (step_return, breakpoint, continue and inv_step_call from the entry).
  */
 import { describe, expect, it } from 'vitest';
-import { choosePrograms } from '../data-pipeline/build.js';
+import { choosePrograms, policyOf } from '../data-pipeline/build.js';
 import { loadCorpus } from '../data-pipeline/corpora/index.js';
 import { argumentVariants } from '../data-pipeline/corpora/support.js';
 import { Rng } from '../util/rng.js';
@@ -72,5 +72,24 @@ describe('the jump-weighted policy', () => {
     expect(jumps.jumps).toBeGreaterThan(paper.jumps * 1.5);
     expect(jumps.fromEntry).toBeGreaterThan(0.7);
     expect(paper.fromEntry).toBeLessThan(0.65);
+  });
+
+  it('walks step line by line, and far longer than the paper policy, on the same tree', async () => {
+    // A loop of 20 iterations: 43 states, as long as a build's longest trajectory (48).
+    const tree = new StateTree(await traceSource(program, { entry: 'total', args: `[${Array.from({ length: 20 }, (_, i) => i).join(', ')}]` }));
+    const sample = (policy: Policy) => {
+      const rng = new Rng(4);
+      return Array.from({ length: 200 }, (_, k) => sampleTrajectory(tree, k % 2 ? 'inverse' : 'forward', rng, { maxSteps: 48, policy }));
+    };
+    const meanSteps = (ts: { steps: unknown[] }[]) => ts.reduce((n, t) => n + t.steps.length, 0) / ts.length;
+    const walks = sample('walk');
+    const kinds = new Set(walks.flatMap((t) => t.steps.map((s) => s.action.kind)));
+    expect(kinds).toEqual(new Set(['step_into', 'step_over', 'inv_step_into', 'inv_step_over']));
+    expect(meanSteps(walks)).toBeGreaterThan(2 * meanSteps(sample('paper')));
+  });
+
+  it('a build draws each policy once against the shares; without walks as before they existed', () => {
+    expect([0.1, 0.39, 0.4, 0.69, 0.7, 0.99].map((d) => policyOf(d, 0.4, 0.3))).toEqual(['jumps', 'jumps', 'walk', 'walk', 'paper', 'paper']);
+    expect([0.1, 0.5, 0.9].map((d) => policyOf(d, 0.5, 0))).toEqual(['jumps', 'paper', 'paper']);
   });
 });
