@@ -117,13 +117,13 @@ interface ProgramResult {
   trajectories: { id: string; direction: Direction; text: string }[];
 }
 
-/** Traces one program and samples its trajectories; a tracing failure is a result, not an error. */
 /** A trajectory's policy: one draw against the shares, so a build without walks samples as before they existed. */
 export function policyOf(draw: number, jumps: number, walks: number): Policy {
   if (draw < jumps) return 'jumps';
   return draw < jumps + walks ? 'walk' : 'paper';
 }
 
+/** Traces one program and samples its trajectories; a tracing failure is a result, not an error. */
 async function processProgram(spec: ProgramSpec, seed: number, perTrace: number, maxSteps: number, jumps: number, walks: number): Promise<ProgramResult> {
   const split = splitOf(spec.group);
   const record: ProgramRecord = { id: spec.id, group: spec.group, origin: spec.origin, split, entry: spec.entry, args: spec.args, status: 'ok' };
