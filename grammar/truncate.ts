@@ -29,26 +29,26 @@ export function truncateText(text: string, max: number): string {
 
 const ADDRESS = / at 0x[0-9a-fA-F]+/g;
 
-/** The normalized, bounded form of a repr. */
-export function truncateRepr(repr: string): string {
-  return truncateText(repr.replace(ADDRESS, ' at 0x…'), MAX_REPR_CHARS);
+/** The normalized, bounded form of a repr (`max`: a shorter bound, for a state too long for the model's context). */
+export function truncateRepr(repr: string, max = MAX_REPR_CHARS): string {
+  return truncateText(repr.replace(ADDRESS, ' at 0x…'), max);
 }
 
-export function truncateLocals(locals: Locals): Locals {
+export function truncateLocals(locals: Locals, maxRepr = MAX_REPR_CHARS): Locals {
   const entries = Object.entries(locals);
   const kept = entries.length > MAX_LOCALS ? entries.slice(0, MAX_LOCALS - 1) : entries;
   const out: Locals = {};
-  for (const [k, v] of kept) out[k] = truncateRepr(v);
+  for (const [k, v] of kept) out[k] = truncateRepr(v, maxRepr);
   if (kept.length < entries.length) out[MORE_LOCALS_KEY] = `+${entries.length - kept.length}`;
   return out;
 }
 
-export function truncateState(s: State): State {
+export function truncateState(s: State, maxRepr = MAX_REPR_CHARS): State {
   return {
     ...s,
     source: truncateText(s.source, MAX_SOURCE_CHARS),
-    locals: truncateLocals(s.locals),
-    ...(s.value === undefined ? {} : { value: truncateRepr(s.value) }),
+    locals: truncateLocals(s.locals, maxRepr),
+    ...(s.value === undefined ? {} : { value: truncateRepr(s.value, maxRepr) }),
   };
 }
 

@@ -14,7 +14,7 @@ import { parseExitFrame, parseFrame } from '../grammar/parse.js';
 import { serializeContext, serializeExit, serializeFrame } from '../grammar/serialize.js';
 import type { Action, State, Step } from '../grammar/state.js';
 import { TOKENS } from '../grammar/tokens.js';
-import { truncateText } from '../grammar/truncate.js';
+import { truncateState } from '../grammar/truncate.js';
 import { sourceLines } from '../tracer/run-tracer.js';
 import { CERTAIN_EXIT, CERTAIN_STATE, exitConfidence, stateConfidence } from './confidence.js';
 import { type CutBudget, cutProgram, type ProgramCut } from '../program-analysis/cut.js';
@@ -308,7 +308,7 @@ export class NeuralPredictor implements Predictor {
     // looping): the model sees it with its values cut shorter, rather than the user an error.
     const last = steps.length - 1;
     for (const max of SHRUNK_REPR_CHARS) {
-      const ids = [...program.contextIds, ...this.tokenizer.encode(historyText(program.text, [{ ...steps[last]!, state: shortenValues(steps[last]!.state, max) }]))];
+      const ids = [...program.contextIds, ...this.tokenizer.encode(historyText(program.text, [{ ...steps[last]!, state: truncateState(steps[last]!.state, max) }]))];
       if (ids.length <= room) return { ids, start: last };
     }
     throw new ContextOverflowError(prompt(last).length + this.frameReserve(), this.session.maxPositions);
@@ -501,10 +501,4 @@ function breakpointFunction(info: ProgramInfo, lines: readonly string[], line: n
   for (const g of info.functions) if (g.line < line && line <= g.endLine && (!f || g.line > f.line)) f = g;
   if (f) return f.name;
   return /^\S/.test(lines[line - 1] ?? '') ? '<module>' : undefined;
-}
-
-/** A state with its locals' and value's reprs cut to `max` characters (truncate.ts's ellipsis). */
-function shortenValues(state: State, max: number): State {
-  const locals = Object.fromEntries(Object.entries(state.locals).map(([name, repr]) => [name, truncateText(repr, max)]));
-  return { ...state, locals, ...(state.value === undefined ? {} : { value: truncateText(state.value, max) }) };
 }
