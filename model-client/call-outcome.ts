@@ -99,13 +99,12 @@ export async function predictCall(p: Predictor, code: string, entry: Entry, opts
 
 async function runFromCall(p: Predictor, code: string, call: State, opts: PredictCallOptions, predictOpts: PredictOptions): Promise<CallOutcome> {
   const returns = opts.returns ?? [];
-  if (opts.method === 'step_over') {
-    const action: Action = { kind: 'step_over' };
-    return runToEnd(p, [{ state: call, action }], await p.predict([{ state: call }], action, predictOpts), predictOpts, MAX_LINE_STEPS);
-  }
-  if ((opts.method ?? 'step_return') === 'step_return' || returns.length === 0) {
-    const action: Action = { kind: 'step_return' };
-    return runToEnd(p, [{ state: call, action }], await p.predict([{ state: call }], action, predictOpts), predictOpts);
+  const method = opts.method ?? 'step_return';
+  // One action from the call; breakpoint without return lines to break on is a step_return.
+  if (method !== 'breakpoint' || returns.length === 0) {
+    const action: Action = { kind: method === 'step_over' ? 'step_over' : 'step_return' };
+    const landing = await p.predict([{ state: call }], action, predictOpts);
+    return runToEnd(p, [{ state: call, action }], landing, predictOpts, method === 'step_over' ? MAX_LINE_STEPS : MAX_STEPS);
   }
   const lines = sourceLines(code);
   const landings: { action: Action; prediction: Prediction }[] = [];
