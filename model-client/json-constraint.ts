@@ -38,18 +38,21 @@ const SHORT_ESCAPES: ReadonlyMap<number, string> = new Map([
   [cp('t'), '\t'],
 ]);
 const HEX = /^[0-9a-f]$/;
-/** One character of each kind an escape writes (short escapes, a \u00XX control, a \uDXXX surrogate). */
-const ESCAPED_EXAMPLES = ['"', '\\', '\b', '\f', '\n', '\r', '\t', '\u0000', '\ud800'];
 /** Controls JSON.stringify writes as a short escape, never as \u00XX. */
 const SHORT_ESCAPED_CONTROLS = new Set([0x08, 0x09, 0x0a, 0x0c, 0x0d]);
 
-/** Whether `\u` + `hex` (1 to 4 lowercase digits) can still be, or is, an escape JSON.stringify writes. */
-function unicodeEscapeViable(hex: string): boolean {
+/**
+ * The characters JSON.stringify writes as `\u` + four hex digits starting with `hex`:
+ * controls without a short escape, and lone surrogates.
+ */
+function unicodeEscapesFrom(hex: string): number[] {
   const scale = 16 ** (4 - hex.length);
-  const lo = parseInt(hex, 16) * scale;
+  const lo = hex === '' ? 0 : parseInt(hex, 16) * scale;
   const hi = lo + scale - 1;
-  if (hex.length === 4) return (lo < 0x20 && !SHORT_ESCAPED_CONTROLS.has(lo)) || (lo >= 0xd800 && lo <= 0xdfff);
-  return lo < 0x20 || (hi >= 0xd800 && lo <= 0xdfff);
+  const out: number[] = [];
+  for (let c = lo; c <= Math.min(hi, 0x1f); c++) if (!SHORT_ESCAPED_CONTROLS.has(c)) out.push(c);
+  for (let c = Math.max(lo, 0xd800); c <= Math.min(hi, 0xdfff); c++) out.push(c);
+  return out;
 }
 
 type StringState = 'open' | 'body' | 'escape' | 'hex' | 'closed';
@@ -89,13 +92,15 @@ export class JsonString {
         }
         if (c === BACKSLASH) {
           // Only if some escape can follow: one more character, within the rule.
-          if (this.length >= this.maxLength || !ESCAPED_EXAMPLES.some((ch) => this.rule.prefix(this.content + ch))) return false;
+          if (this.length >= this.maxLength) return false;
+          if (![...SHORT_ESCAPES.values()].some((ch) => this.fits(ch)) && !this.unicodeEscapeFits('')) return false;
           this.state = 'escape';
           return true;
         }
         return c >= 0x20 && this.add(String.fromCodePoint(c));
       case 'escape': {
         if (c === cp('u')) {
+          if (!this.unicodeEscapeFits('')) return false;
           this.state = 'hex';
           this.hex = '';
           return true;
@@ -107,7 +112,8 @@ export class JsonString {
       }
       case 'hex': {
         const digit = String.fromCodePoint(c);
-        if (!HEX.test(digit) || !unicodeEscapeViable(this.hex + digit)) return false;
+        // Each digit must leave a character the rule takes: a \u escape cannot be undone.
+        if (!HEX.test(digit) || !this.unicodeEscapeFits(this.hex + digit)) return false;
         this.hex += digit;
         if (this.hex.length < 4) return true;
         this.state = 'body';
@@ -118,8 +124,18 @@ export class JsonString {
     }
   }
 
+  /** Whether the rule takes `ch` next. */
+  private fits(ch: string): boolean {
+    return this.rule.prefix(this.content + ch);
+  }
+
+  /** Whether some `\u` escape starting with `hex` writes a character the rule takes next. */
+  private unicodeEscapeFits(hex: string): boolean {
+    return unicodeEscapesFrom(hex).some((c) => this.fits(String.fromCharCode(c)));
+  }
+
   private add(ch: string): boolean {
-    if (this.length + 1 > this.maxLength || !this.rule.prefix(this.content + ch)) return false;
+    if (this.length + 1 > this.maxLength || !this.fits(ch)) return false;
     this.content += ch;
     this.length++;
     return true;

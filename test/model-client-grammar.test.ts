@@ -18,7 +18,7 @@ import type { Action, State, Trajectory } from '../grammar/state.js';
 import { TOKEN_PATTERN, TOKENS } from '../grammar/tokens.js';
 import { truncateTrajectory } from '../grammar/truncate.js';
 import { FrameConstraint, type FrameRules } from '../model-client/frame-constraint.js';
-import { KnownNames, LocalsSegment } from '../model-client/json-constraint.js';
+import { type ContentRule, JsonString, KnownNames, LocalsSegment } from '../model-client/json-constraint.js';
 import { FrameNames, type LocRules, LocSegment } from '../model-client/loc-constraint.js';
 import { historyText, windowStarts } from '../model-client/prompt.js';
 import { TokenTable } from '../model-client/token-table.js';
@@ -318,6 +318,26 @@ describe('locals constraint', () => {
     expect(push('ms": "[]"')).toBe(true);
     expect(tries(',')).toBe(false);
     expect(push('}')).toBe(true);
+  });
+});
+
+describe('JSON string constraint', () => {
+  const sameText = (want: string): ContentRule => ({ prefix: (s) => want.startsWith(s), complete: (s) => s === want });
+  const pushAll = (str: JsonString, text: string) => Array.from(text).every((ch, i) => str.push(ch.codePointAt(0)!, i));
+
+  // Regression (a real-code row): a value kept from an earlier frame wanted `"` next; `\u`
+  // and hex digits were taken without the rule, and after `\u001` no digit could follow.
+  it('takes a \\u escape only while some character it can write fits the rule', () => {
+    const quoted = new JsonString(sameText('say "hi"'));
+    expect(pushAll(quoted, '"say \\')).toBe(true); // `\"` can follow
+    expect(pushAll(quoted.clone(), 'u')).toBe(false); // JSON.stringify writes `"` as \", never \u0022
+    expect(pushAll(quoted, '"hi\\""')).toBe(true);
+    expect(quoted.closed).toBe(true);
+
+    const control = new JsonString(sameText('a\u0001'));
+    expect(pushAll(control, '"a\\u00')).toBe(true);
+    expect(pushAll(control.clone(), '1')).toBe(false); // \u001X writes U+0010..U+001F only
+    expect(pushAll(control, '01"')).toBe(true);
   });
 });
 
