@@ -98,7 +98,7 @@ interface ForwardRun {
  * run. Nothing runs in Python but the binding of literal arguments.
  */
 async function runForward(checker: Predictor, asked: Asked, args: string): Promise<ForwardRun | null> {
-  const outcome = await predictCandidateCall(checker, asked.program, { entry: asked.entry, args }, { method: 'breakpoint', returns: asked.returns, ...(asked.samples === undefined ? {} : { samples: asked.samples }) });
+  const outcome = await predictCandidateCall(checker, asked.program, { entry: asked.entry, args }, asked.returns, asked.samples);
   return outcome && { outcome, returns: outcome.kind === 'returned' && outcome.value === asked.value };
 }
 

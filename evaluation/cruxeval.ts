@@ -153,7 +153,7 @@ async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row
   );
   const candidates = [...new Set([...(own.ok ? [own.answer.text] : []), row.output])];
   for (const args of candidates) {
-    const outcome = await predictCandidateCall(p, row.code, { entry: 'f', args }, { method: 'breakpoint', returns: shape.returns, ...(opts.samples === undefined ? {} : { samples: opts.samples }) });
+    const outcome = await predictCandidateCall(p, row.code, { entry: 'f', args }, shape.returns, opts.samples);
     if (outcome?.kind === 'returned' && outcome.value === row.output) return { text: args, confidence: outcome.confidence };
   }
   if (!own.ok) throw own.error;
