@@ -52,6 +52,7 @@ async function loadModel(dir: string, precision: Precision, usage: UsageErrorFac
 const MAKE_HELDOUT_FLAGS = {
   data: { type: 'string', value: 'DATASET_DIR', description: 'a dataset folder (ndb data build): its test split' },
   real: { type: 'boolean', description: 'the HumanEval and MBPP problems of the validation and test splits instead' },
+  modules: { type: 'boolean', description: 'with --real: calls of library modules no build trains on instead' },
   out: { type: 'string', value: 'FILE.jsonl', description: 'the file to write' },
   limit: { type: 'string', value: 'N', description: 'the first N rows only' },
 } satisfies FlagSpecs;
@@ -62,22 +63,26 @@ const MAKE_HELDOUT_COMMAND = defineCommand({
   description: `Write a CruxEval-format held-out set (code, input, output, id), entry renamed to f,
 outputs confirmed by real Python: from a dataset's test split (synthetic programs), or
 with --real from the HumanEval and MBPP problems of the validation and test splits,
-which no build trains on (evaluation/heldout-real.jsonl). One of --data and --real.`,
+which no build trains on (evaluation/heldout-real.jsonl), or with --real --modules from
+calls of library functions no build trains on (evaluation/heldout-modules.jsonl: the
+stdlib and packages modules of the validation and test splits, and the modules of
+evaluation/heldout-modules-calls.jsonl, which no corpus samples), each cut to the
+entry's scope. One of --data and --real.`,
   flags: MAKE_HELDOUT_FLAGS,
   run: makeHeldoutCommand,
 });
 
 async function makeHeldoutCommand({ values }: Parsed<typeof MAKE_HELDOUT_FLAGS>, usage: UsageErrorFactory): Promise<void> {
-  if (!values.out || (values.data === undefined) === !values.real) {
-    throw usage('usage: ndb eval make-heldout (--data DATASET_DIR | --real) --out FILE.jsonl [--limit N]');
+  if (!values.out || (values.data === undefined) === !values.real || (values.modules && !values.real)) {
+    throw usage('usage: ndb eval make-heldout (--data DATASET_DIR | --real [--modules]) --out FILE.jsonl [--limit N]');
   }
   if (values.data !== undefined && !existsSync(join(values.data, 'programs.jsonl'))) throw usage(`${values.data} is not a dataset folder (no programs.jsonl; see ndb data build)`);
   const limit = limitOf(values.limit, usage);
-  const s = await makeHeldout({ out: values.out, ...(values.data === undefined ? {} : { data: values.data }), ...(limit === undefined ? {} : { limit }) });
+  const s = await makeHeldout({ out: values.out, ...(values.data === undefined ? {} : { data: values.data }), modules: values.modules === true, ...(limit === undefined ? {} : { limit }) });
   const dropped = Object.entries(s.dropped).map(([why, n]) => `${why} ${n}`).join(', ') || 'none';
   process.stdout.write(
     [
-      `candidates    ${s.candidates} ${values.real ? 'HumanEval and MBPP calls of the validation and test splits' : 'test-split synthetic programs that returned normally'}`,
+      `candidates    ${s.candidates} ${values.modules ? 'calls of held-out library modules' : values.real ? 'HumanEval and MBPP calls of the validation and test splits' : 'test-split synthetic programs that returned normally'}`,
       `examined      ${s.examined}; left out: ${dropped}`,
       `rows          ${s.rows}, written to ${values.out}`,
     ].join('\n') + '\n',

@@ -24,6 +24,9 @@ import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { MAX_REPR_CHARS } from '../grammar/truncate.js';
 import { loadCorpus } from '../data-pipeline/corpora/index.js';
+import { readModuleCalls } from '../data-pipeline/corpora/module-calls.js';
+import { repoRoot } from '../data-pipeline/corpora/support.js';
+import { type CutBudget, cutProgram } from '../program-analysis/cut.js';
 import { splitOf } from '../data-pipeline/split.js';
 import { checkRows, inspectRows, runRows } from './python-rows.js';
 
@@ -105,6 +108,48 @@ export async function realPrograms(): Promise<Candidate[]> {
 
 const REAL_ORIGINS = ['humaneval', 'mbpp'] as const;
 
+/** Calls of modules that no corpus samples (sample_stdlib_calls.py --corpus heldout): evaluation only. */
+export const heldoutModuleCallsFile = join(repoRoot, 'evaluation', 'heldout-modules-calls.jsonl');
+
+/** A module call's row holds the entry's scope in the module, whole (no callee cut to its signature), up to this size. */
+const MAX_MODULE_ROW_CHARS = 4000;
+const WHOLE_SCOPE: CutBudget = { measure: (text) => text.length, limit: Number.MAX_SAFE_INTEGER, unit: 'characters' };
+
+/**
+ * Module code no build trains on: the calls of the stdlib and packages corpora whose groups
+ * (top-level packages) fall in the validation and test splits, and every call of
+ * heldout-modules-calls.jsonl. The program is the entry's scope cut from its module
+ * (program-analysis/cut.ts, nothing left out), so that a row runs alone; a scope longer than
+ * MAX_MODULE_ROW_CHARS, or one that cannot be cut, is left out (counted in `drop`).
+ */
+export async function modulePrograms(drop: (reason: string) => void): Promise<Candidate[]> {
+  const calls = [
+    ...[...(await loadCorpus('stdlib')), ...(await loadCorpus('packages'))].filter((spec) => splitOf(spec.group) !== 'train'),
+    ...(await readModuleCalls('modules', heldoutModuleCallsFile)),
+  ];
+  const scopes = new Map<string, Promise<string | null>>();
+  const scopeOf = (source: string, entry: string): Promise<string | null> => {
+    const key = `${entry}\n${source}`;
+    let scope = scopes.get(key);
+    if (scope === undefined) {
+      scope = cutProgram(source, entry, { budget: WHOLE_SCOPE }).then(
+        (cut) => cut.text,
+        () => null,
+      );
+      scopes.set(key, scope);
+    }
+    return scope;
+  };
+  const out: Candidate[] = [];
+  for (const call of calls) {
+    const scope = await scopeOf(call.source, call.entry);
+    if (scope === null) drop('scope cannot be cut');
+    else if (scope.length > MAX_MODULE_ROW_CHARS) drop('scope too long');
+    else out.push({ id: call.id, program: scope, entry: call.entry, args: call.args });
+  }
+  return out;
+}
+
 export interface HeldoutSummary {
   /** Test-split synthetic programs that returned normally, or the real-code calls. */
   candidates: number;
@@ -118,16 +163,18 @@ export interface HeldoutSummary {
 export interface MakeHeldoutOptions {
   /** A dataset folder whose test-split synthetic programs become rows; absent: the real-code rows (realPrograms). */
   data?: string;
+  /** Without `data`: the module rows (modulePrograms) instead of HumanEval and MBPP. */
+  modules?: boolean;
   out: string;
   limit?: number;
 }
 
 export async function makeHeldout(opts: MakeHeldoutOptions): Promise<HeldoutSummary> {
-  const candidates = opts.data === undefined ? await realPrograms() : await testPrograms(opts.data);
-  const limit = opts.limit ?? Infinity;
-  const rows: HeldoutRow[] = [];
   const dropped: Record<string, number> = {};
   const drop = (reason: string) => (dropped[reason] = (dropped[reason] ?? 0) + 1);
+  const candidates = opts.data !== undefined ? await testPrograms(opts.data) : opts.modules ? await modulePrograms(drop) : await realPrograms();
+  const limit = opts.limit ?? Infinity;
+  const rows: HeldoutRow[] = [];
   let examined = 0;
   while (rows.length < limit && examined < candidates.length) {
     const batch = candidates.slice(examined, examined + BATCH);

@@ -1,17 +1,18 @@
 /**
- * Evaluation: the committed held-out set holds in real Python, the held-out maker's filters,
+ * Evaluation: the committed held-out sets hold in real Python, the held-out maker's filters,
  * the states evaluation on the baseline (no model needed), and `ndb eval states` /
  * `ndb eval cruxeval` end to end on the model folder at models/default (or $NDB_TEST_MODEL;
  * skipped, saying so, without one). Only consistency is checked, never accuracy.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NextLineBaseline } from '../evaluation/baselines.js';
 import { type Attempt, calibration, type CruxReport, type CruxSummary } from '../evaluation/cruxeval.js';
 import { makeHeldout, readHeldout, realPrograms, renameEntry } from '../evaluation/heldout.js';
+import { packageCallsFile, stdlibCallsFile } from '../data-pipeline/corpora/module-calls.js';
 import { splitOf } from '../data-pipeline/split.js';
 import { checkRows } from '../evaluation/python-rows.js';
 import { ACTION_KINDS, evaluateStates, type StatesReport } from '../evaluation/states.js';
@@ -20,6 +21,7 @@ import { HAS_MODEL, MODEL_DIR, ROOT, warnWithoutModel } from './fixtures.js';
 const NDB = join(ROOT, 'bin', 'ndb.js');
 const HELDOUT = join(ROOT, 'evaluation', 'heldout.jsonl');
 const HELDOUT_REAL = join(ROOT, 'evaluation', 'heldout-real.jsonl');
+const HELDOUT_MODULES = join(ROOT, 'evaluation', 'heldout-modules.jsonl');
 warnWithoutModel('ndb eval tests');
 
 function ndb(...args: string[]) {
@@ -49,6 +51,27 @@ describe('the held-out set', () => {
     }
     // The file is what make-heldout --real writes today: every candidate call, no more.
     expect((await realPrograms()).map((c) => c.id).sort()).toEqual(rows.map((r) => r.id).sort());
+    const checks = await checkRows(rows);
+    expect(rows.filter((_, i) => !(checks[i]!.ok && checks[i]!.passed)).map((r) => r.id)).toEqual([]);
+  });
+
+  it('library modules: 200+ calls of modules no build trains on, each holding in real Python', async () => {
+    const rows = await readHeldout(HELDOUT_MODULES);
+    expect(rows.length).toBeGreaterThanOrEqual(200);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(rows.length);
+    // Modules the training corpora sample (their calls files), by top-level package.
+    const trained = new Set<string>();
+    for (const file of [stdlibCallsFile, packageCallsFile]) {
+      for (const line of readFileSync(file, 'utf8').split('\n').filter(Boolean)) trained.add((JSON.parse(line) as { module: string }).module.split('.')[0]!);
+    }
+    for (const r of rows) {
+      const [, origin, module] = /^(stdlib|packages|modules)\/([\w.]+?)\.\w+#\d+$/.exec(r.id) ?? [];
+      expect(origin, r.id).toBeDefined();
+      const top = module!.split('.')[0]!;
+      if (origin === 'modules') expect(trained.has(top), r.id).toBe(false);
+      else expect(splitOf(`${origin}/${top}`), r.id).not.toBe('train');
+      expect(r.code, r.id).toMatch(/^def f\(/m);
+    }
     const checks = await checkRows(rows);
     expect(rows.filter((_, i) => !(checks[i]!.ok && checks[i]!.passed)).map((r) => r.id)).toEqual([]);
   });
@@ -203,5 +226,11 @@ describe('ndb eval usage', () => {
     const r = ndb('eval', 'cruxeval', '--task', 'both');
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe('ndb: error: --task must be output or input');
+  });
+
+  it('make-heldout --modules only with --real', () => {
+    const r = ndb('eval', 'make-heldout', '--modules', '--out', join(tmpdir(), 'ndb-never-written.jsonl'));
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe('ndb: error: usage: ndb eval make-heldout (--data DATASET_DIR | --real [--modules]) --out FILE.jsonl [--limit N]');
   });
 });

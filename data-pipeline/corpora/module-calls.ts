@@ -33,15 +33,19 @@ export interface CallSkips {
   missingFunction: number;
 }
 
-export function loadStdlibCalls(file = stdlibCallsFile, skips?: CallSkips): Promise<ProgramSpec[]> {
-  return loadModuleCalls('stdlib', file, skips);
+export async function loadStdlibCalls(file = stdlibCallsFile, skips?: CallSkips): Promise<ProgramSpec[]> {
+  return (await readModuleCalls('stdlib', file, skips)).map((spec) => ({ ...spec, origin: 'stdlib' }));
 }
 
-export function loadPackageCalls(file = packageCallsFile, skips?: CallSkips): Promise<ProgramSpec[]> {
-  return loadModuleCalls('packages', file, skips);
+export async function loadPackageCalls(file = packageCallsFile, skips?: CallSkips): Promise<ProgramSpec[]> {
+  return (await readModuleCalls('packages', file, skips)).map((spec) => ({ ...spec, origin: 'packages' }));
 }
 
-async function loadModuleCalls(origin: 'stdlib' | 'packages', file: string, skips: CallSkips = { missingFile: 0, missingFunction: 0 }): Promise<ProgramSpec[]> {
+/**
+ * The calls of a JSON Lines file of sample_stdlib_calls.py, with the source of each one's
+ * module; ids and groups start with `prefix` (a corpus, or evaluation's held-out modules).
+ */
+export async function readModuleCalls(prefix: string, file: string, skips: CallSkips = { missingFile: 0, missingFunction: 0 }): Promise<Omit<ProgramSpec, 'origin'>[]> {
   const calls = (await readFile(file, 'utf8'))
     .split('\n')
     .filter((line) => line.trim() !== '')
@@ -54,7 +58,7 @@ async function loadModuleCalls(origin: 'stdlib' | 'packages', file: string, skip
   };
   const counts = new Map<string, number>();
   const specs = await Promise.all(
-    calls.map(async (call): Promise<ProgramSpec | null> => {
+    calls.map(async (call): Promise<Omit<ProgramSpec, 'origin'> | null> => {
       const source = await sourceOf(call.path);
       if (source === null) {
         skips.missingFile++;
@@ -68,11 +72,10 @@ async function loadModuleCalls(origin: 'stdlib' | 'packages', file: string, skip
       const k = counts.get(name) ?? 0;
       counts.set(name, k + 1);
       return {
-        id: `${origin}/${name}#${k}`,
+        id: `${prefix}/${name}#${k}`,
         // By top-level package: json.encoder and json.decoder, or the email modules, call
         // each other, so a package's programs must not straddle splits.
-        group: `${origin}/${call.module.split('.')[0]}`,
-        origin,
+        group: `${prefix}/${call.module.split('.')[0]}`,
         source,
         path: call.path,
         entry: call.function,
@@ -80,7 +83,7 @@ async function loadModuleCalls(origin: 'stdlib' | 'packages', file: string, skip
       };
     }),
   );
-  return specs.filter((s): s is ProgramSpec => s !== null);
+  return specs.filter((s) => s !== null);
 }
 
 /**

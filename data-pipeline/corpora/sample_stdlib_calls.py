@@ -14,7 +14,9 @@ Regenerate the committed samples (each about half a minute on two cores) with, f
 repository root:
     /usr/bin/python3 data-pipeline/corpora/sample_stdlib_calls.py > data-pipeline/corpora/stdlib-calls.jsonl
     /usr/bin/python3 data-pipeline/corpora/sample_stdlib_calls.py --corpus packages > data-pipeline/corpora/packages-calls.jsonl
-(packages needs the Debian packages named in PACKAGE_TARGETS installed). It writes JSON Lines
+(packages needs the Debian packages named in PACKAGE_TARGETS installed). The `heldout` corpus
+(HELDOUT_TARGETS) samples the evaluation's library calls, which no build trains on:
+    /usr/bin/python3 data-pipeline/corpora/sample_stdlib_calls.py --corpus heldout > evaluation/heldout-modules-calls.jsonl It writes JSON Lines
 {module, path, function, args}; progress and totals go to stderr.
 """
 
@@ -114,8 +116,24 @@ PACKAGE_TARGETS = {
     'doctest:natsort.natsort': {'natsort.natsort': set()},
     'doctest:humanize.number': {'humanize.number': set()},
 }
-CORPORA = {'stdlib': TARGETS, 'packages': PACKAGE_TARGETS}
-ALL_TARGETS = {**TARGETS, **PACKAGE_TARGETS}
+# The `heldout` calls (evaluation/heldout-modules-calls.jsonl) are for evaluation only: no
+# corpus loads them, so no build trains on them. Modules that neither corpus above samples:
+# Debian's python3-semver, python3-parse, python3-tabulate, python3-validators, and two
+# pure-Python modules of the standard library with their own tests.
+HELDOUT_TARGETS = {
+    'doctest:semver': {'semver': set()},
+    'doctest:parse': {'parse': set()},
+    'doctest:tabulate': {'tabulate': set()},
+    'doctest:validators.ip_address': {'validators.ip_address': set()},
+    'doctest:validators.domain': {'validators.domain': set()},
+    'doctest:validators.email': {'validators.email': set()},
+    'doctest:validators.url': {'validators.url': set()},
+    'test.test_getopt': {'getopt': set()},
+    # getlocale and setlocale read or change the process's locale.
+    'test.test_locale': {'locale': {'getlocale', 'setlocale', 'getdefaultlocale', 'getpreferredencoding', 'getencoding', 'resetlocale'}},
+}
+CORPORA = {'stdlib': TARGETS, 'packages': PACKAGE_TARGETS, 'heldout': HELDOUT_TARGETS}
+ALL_TARGETS = {**TARGETS, **PACKAGE_TARGETS, **HELDOUT_TARGETS}
 
 MAX_ARGS_CHARS = 300            # an argument list, as source, is shorter
 MAX_SEEN_PER_FUNCTION = 1000    # distinct argument lists remembered per function while sampling
@@ -389,7 +407,7 @@ def main():
     parser.add_argument('--verify', action='store_true', help=argparse.SUPPRESS)
     parser.add_argument('--workers', type=int, default=os.cpu_count() or 1)
     parser.add_argument('--corpus', choices=sorted(CORPORA), default='stdlib',
-                        help="whose functions: the standard library's (its unit tests) or Debian packages' (their doctests)")
+                        help="whose functions: the standard library's (its unit tests), Debian packages' (their doctests), or the evaluation's held-out modules'")
     options = parser.parse_args()
     if options.sample:
         sample(options.sample, list(ALL_TARGETS[options.sample]))
