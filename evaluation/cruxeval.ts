@@ -117,9 +117,10 @@ function argumentList(locals: Readonly<Record<string, string>>, params: Shape['p
 
 /** The model's own answer: the call frame it writes back from f's return (input-prediction.ts). */
 async function inverseInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape, samples?: number): Promise<Predicted> {
-  // The program only: the arguments are what is asked.
-  await p.start(row.code, null);
-  const question = { program: row.code, lines: sourceLines(row.code), function: 'f', returnLines: shape.returns.length > 0 ? shape.returns : [shape.last], value: row.output };
+  // The program as a run of f sees it (cut to f's scope, as the forward run shows it); no
+  // call frame: the arguments are what is asked.
+  await p.show(row.code, 'f');
+  const question = { program: row.code, lines: sourceLines(row.code), function: 'f', returnLines: shape.returns.length > 0 ? shape.returns : [shape.last], value: row.output, cut: p.programCut() };
   const { returned, call } = await predictCallFrame(p, question, {
     complete: (program, direction, start) => frames.complete(program, direction, start),
     fatal: (err) => failureKind(err) === 'internal',

@@ -25,7 +25,7 @@ import type { FrameRules } from './frame-constraint.js';
 import { FrameNames } from './loc-constraint.js';
 import { type LoadModelFolderOptions, loadModelFolder, loadTokenizer } from './model-folder.js';
 import { KnownNames } from './json-constraint.js';
-import { PrefixCache } from './prefix-cache.js';
+import { PrefixCache, type PrefilledPrompt } from './prefix-cache.js';
 import { type FunctionInfo, programInfo, type ProgramInfo } from '../program-analysis/program-info.js';
 import { guessFrame } from './frame-guess.js';
 import { DEFAULT_MAX_PROMPT_STEPS, directionOf, historyText, slideStarts, windowStarts } from './prompt.js';
@@ -159,6 +159,22 @@ export class NeuralPredictor implements Predictor {
   async start(file: string, entry: Entry | null, opts: StartOptions = {}): Promise<Prediction> {
     const started = performance.now();
     const passes = this.session.passes;
+    const { program, contextIds } = await this.openFile(file, entry?.entry ?? null, opts.stopLines);
+    return this.toFile(await this.startProgram(program, contextIds, entry, opts, started, passes));
+  }
+
+  /**
+   * Shows the model `file` as a run of the function `entry` sees it (cut to its scope), and
+   * predicts nothing: for a question that begins at another frame than the call (the input
+   * task's return frame, input-prediction.ts). `predict` then goes on from there.
+   */
+  async show(file: string, entry: string): Promise<void> {
+    const { program, contextIds } = await this.openFile(file, entry);
+    await this.loadProgram(program, contextIds);
+  }
+
+  /** Forgets the last run and cuts `file` for `entry` (null: the module's top level) when start's rule says so. */
+  private async openFile(file: string, entry: string | null, stopLines?: readonly number[]): Promise<{ program: string; contextIds: number[] }> {
     this.cut = null;
     this.program = null;
     this.stepIntoOver = new WeakMap();
@@ -167,13 +183,13 @@ export class NeuralPredictor implements Predictor {
     this.fileLines = sourceLines(file);
     let program = file;
     let contextIds = this.tokenizer.encode(serializeContext(program));
-    if (entry || contextIds.length + this.frameReserve() > this.session.maxPositions) {
-      const stopLine = opts.stopLines?.length ? Math.min(...opts.stopLines) : undefined;
-      this.cut = await cutProgram(file, entry?.entry ?? null, { budget: this.cutBudget(), ...(stopLine !== undefined ? { stopLine } : {}) });
+    if (entry !== null || contextIds.length + this.frameReserve() > this.session.maxPositions) {
+      const stopLine = stopLines?.length ? Math.min(...stopLines) : undefined;
+      this.cut = await cutProgram(file, entry, { budget: this.cutBudget(), ...(stopLine !== undefined ? { stopLine } : {}) });
       program = this.cut.text;
       contextIds = this.tokenizer.encode(serializeContext(program));
     }
-    return this.toFile(await this.startProgram(program, contextIds, entry, opts, started, passes));
+    return { program, contextIds };
   }
 
   /** The cut the model sees since the last start, or null when it sees the whole program. */
@@ -207,11 +223,8 @@ export class NeuralPredictor implements Predictor {
   }
 
   private async startProgram(program: string, contextIds: number[], entry: Entry | null, opts: PredictOptions, started: number, passes: number): Promise<Prediction> {
-    const lines = sourceLines(program);
-    // The program's tokens run now, once for the whole session (while Python binds the
-    // arguments and reads the signatures).
-    const [context, start, info, flow] = await Promise.all([this.prefix.prompt(contextIds), entryStart(program, entry), programInfo(program), this.opts.controlFlow === false ? null : ControlFlow.of(program).catch(() => null)]);
-    this.program = { text: program, lines, names: FrameNames.ofProgram(lines), ...signaturesOf(info), info, flow, contextIds };
+    // The program's tokens run now, once for the whole session, while Python binds the arguments.
+    const [context, start] = await Promise.all([this.loadProgram(program, contextIds), entryStart(program, entry)]);
     if (start.kind === 'known') {
       const { state } = start;
       // Every next prompt begins with this frame: it runs while the user looks at the first stop (catchUp).
@@ -226,6 +239,14 @@ export class NeuralPredictor implements Predictor {
       { ids: [...contextIds, this.tokenizer.tokenId(TOKENS.frameSep), ...given], rules: this.rules(null), given, started, passes, prefilled: context.prefilled },
       opts,
     );
+  }
+
+  /** Runs the program's tokens (the prompt cache) and reads its signatures and control flow; the program becomes the one predicted. */
+  private async loadProgram(program: string, contextIds: number[]): Promise<PrefilledPrompt> {
+    const lines = sourceLines(program);
+    const [context, info, flow] = await Promise.all([this.prefix.prompt(contextIds), programInfo(program), this.opts.controlFlow === false ? null : ControlFlow.of(program).catch(() => null)]);
+    this.program = { text: program, lines, names: FrameNames.ofProgram(lines), ...signaturesOf(info), info, flow, contextIds };
+    return context;
   }
 
   async predict(fileHistory: readonly HistoryEntry[], fileAction: Action, opts: PredictOptions = {}): Promise<Prediction> {
@@ -469,10 +490,11 @@ export class NeuralPredictor implements Predictor {
 }
 
 /**
- * What the signatures fix in a call frame: its line (the function's call line) and its
- * first locals (the parameters). None for a program that does not compile.
+ * What the signatures fix in a frame: a call frame's line (the function's call line) and
+ * first locals (the parameters), and the names each function's frames can hold. None for a
+ * program that does not compile.
  */
-function signaturesOf(info: ProgramInfo): Pick<Program, 'callLocals' | 'callLines' | 'localNames'> {
+export function signaturesOf(info: ProgramInfo): Pick<Program, 'callLocals' | 'callLines' | 'localNames'> {
   const callLocals = new Map<number, readonly string[]>();
   const callLines = new Map<string, Set<number>>();
   // Two functions of one name (methods of two classes): a frame of either may hold the names of both.

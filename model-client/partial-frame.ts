@@ -21,7 +21,8 @@ import { decodeFrames, logProbability } from './decode.js';
 import { FrameConstraint, type FrameRules } from './frame-constraint.js';
 import type { KvCache } from './kv-cache.js';
 import { FrameNames } from './loc-constraint.js';
-import type { NeuralPredictor } from './neural-predictor.js';
+import { type NeuralPredictor, signaturesOf } from './neural-predictor.js';
+import { programInfo } from '../program-analysis/program-info.js';
 import { ContextOverflowError } from './onnx-session.js';
 import { TokenTable } from './token-table.js';
 
@@ -46,8 +47,8 @@ export interface CompletedFrame {
 }
 
 export class PartialFrameDecoder {
-  /** The program whose context is cached, and the model's cache after it. */
-  private context: { program: string; ids: number[]; cache: KvCache } | null = null;
+  /** The program whose context is cached, the model's cache after it, and what its signatures fix (the names a frame can hold). */
+  private context: { program: string; ids: number[]; cache: KvCache; signatures: ReturnType<typeof signaturesOf> } | null = null;
 
   private constructor(
     private readonly predictor: NeuralPredictor,
@@ -68,7 +69,8 @@ export class PartialFrameDecoder {
     const total = context.ids.length + fed.length;
     if (total >= session.maxPositions) throw new ContextOverflowError(total + 1, session.maxPositions);
     const lines = sourceLines(program);
-    const rules: FrameRules = { action: FIRST_FRAME_RULE[direction], lines, names: FrameNames.ofProgram(lines) };
+    // As the predictor's frames: only names the function has (the locals are what is asked).
+    const rules: FrameRules = { action: FIRST_FRAME_RULE[direction], lines, names: FrameNames.ofProgram(lines), ...context.signatures };
 
     const { logits, cache } = await session.prefill(fed, context.cache);
     const forced = this.forcedTokens(rules, given);
@@ -88,11 +90,11 @@ export class PartialFrameDecoder {
     return { ...parsed, text, startLogprob, restLogprob };
   }
 
-  private async contextOf(program: string): Promise<{ ids: number[]; cache: KvCache }> {
+  private async contextOf(program: string): Promise<NonNullable<PartialFrameDecoder['context']>> {
     if (this.context?.program !== program) {
       const ids = this.predictor.tokenizer.encode(serializeContext(program));
-      const { cache } = await this.predictor.session.prefill(ids);
-      this.context = { program, ids, cache };
+      const [{ cache }, info] = await Promise.all([this.predictor.session.prefill(ids), programInfo(program)]);
+      this.context = { program, ids, cache, signatures: signaturesOf(info) };
     }
     return this.context;
   }

@@ -25,6 +25,8 @@ import { EntryError, entryStart } from '../program-analysis/entry-state.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
 import { loadModelFolder, loadTokenizer } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
+import { PartialFrameDecoder } from '../model-client/partial-frame.js';
+import { predictCallFrame, returnFrameStart, returnState } from '../model-client/input-prediction.js';
 import { PrefixCache } from '../model-client/prefix-cache.js';
 import type { HistoryEntry, Predictor } from '../model-client/predictor.js';
 import { OUTPUT_METHODS, predictCall } from '../model-client/call-outcome.js';
@@ -438,6 +440,30 @@ describe.runIf(HAS_MODEL)('with the model', () => {
     expect(plain.length).toBeGreaterThan(1);
     // Same frames, the lines shifted by the text added above the entry.
     expect(moved.slice(1).map((t) => t.replace(/^\d+/, (n) => String(Number(n) - shift)))).toEqual(plain.slice(1));
+  });
+
+  it("shows a program for a question that starts at the return (the input task): the entry's cut, and locals only of the function's names", async () => {
+    const file = `import os\n\n\ndef unrelated(x):\n    return os.sep * x\n\n\n${COUNT_SOURCE}`;
+    await predictor.show(file, 'count');
+    const cut = predictor.programCut();
+    expect(cut?.text).toBeDefined();
+    expect(cut!.text).not.toContain('unrelated');
+    const lines = sourceLines(file);
+    const returnLine = lines.indexOf('    return n') + 1;
+    const frames = await PartialFrameDecoder.load(predictor, MODEL_DIR);
+    const { returned, call } = await predictCallFrame(
+      predictor,
+      { program: file, lines, function: 'count', returnLines: [returnLine], value: '2', cut },
+      { complete: (program, direction, start) => frames.complete(program, direction, start) },
+    );
+    // Back in the file's lines; whatever the model writes, only names count's frames can hold.
+    expect(returned.state).toMatchObject({ event: 'return', line: returnLine, value: '2' });
+    for (const name of Object.keys(returned.state.locals)) expect(['s', 't', 'n', 'c']).toContain(name);
+    if (call.kind === 'state') expect(Object.keys(call.state.locals).slice(0, 2)).toEqual(['s', 't']);
+    // The completer's grammar knows count's names: a start that writes another one is refused.
+    const start = returnFrameStart(cut!.stateToCut(returnState({ program: file, lines, function: 'count', returnLines: [returnLine], value: '2' }, returnLine)));
+    await expect(frames.complete(cut!.text, 'inverse', `${start}{"zz`)).rejects.toThrow(/not valid/);
+    await frames.complete(cut!.text, 'inverse', `${start}{"n`);
   });
 
   /**
