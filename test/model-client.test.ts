@@ -170,6 +170,9 @@ describe('entry state (no model)', () => {
     expect(await entryStart(program, { entry: 'g', args: '' })).toMatchObject({ kind: 'unknown' });
     await expect(entryStart(program, { entry: 'h', args: '' })).rejects.toThrow(new EntryError("no function named 'h' in the program; functions defined: f, g"));
     await expect(entryStart(program, { entry: 'f', args: 'os.sep' })).rejects.toThrow('argument 1 is not a Python literal: os.sep');
+    // A NUL character (a model's candidate input wrote one): refused, not a crash of the helper's launch.
+    await expect(entryStart(program, { entry: 'f', args: "'a\0b'" })).rejects.toThrow(new EntryError('the arguments are not Python literals: they hold a NUL character (write it as \\x00)'));
+    await expect(traceSource(program, { entry: 'f', args: "'a\0b'" })).rejects.toMatchObject({ name: 'TraceFailure', kind: 'bad_args' });
   });
 });
 

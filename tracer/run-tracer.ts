@@ -162,7 +162,11 @@ function tracerArgs(req: TraceRequest): string[] {
   // objects name `<frozen posixpath>` instead of the file, and the tracer would miss them.
   const args = ['-X', 'frozen_modules=off', tracerScript(), req.file];
   if (req.entry !== undefined) args.push(`--entry=${req.entry}`);
-  if (req.args !== undefined) args.push(`--args=${req.args}`);
+  if (req.args !== undefined) {
+    // Python source cannot hold a NUL character, and a process argument cannot carry one.
+    if (req.args.includes('\0')) throw new TraceFailure('bad_args', 'the arguments are not Python literals: they hold a NUL character (write it as \\x00)');
+    args.push(`--args=${req.args}`);
+  }
   if (limits.maxEvents !== undefined) args.push(`--max-events=${Math.floor(limits.maxEvents)}`);
   if (limits.timeoutSeconds !== undefined) args.push(`--timeout=${limits.timeoutSeconds}`);
   if (limits.maxRepr !== undefined) args.push(`--max-repr=${Math.floor(limits.maxRepr)}`);
