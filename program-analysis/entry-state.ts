@@ -15,7 +15,7 @@ import { serializeFrame } from '../grammar/serialize.js';
 import type { Exit, Locals, State } from '../grammar/state.js';
 import { truncateState } from '../grammar/truncate.js';
 import { helperPath, runPythonHelper } from '../tracer/python-helper.js';
-import { sourceLines } from '../tracer/run-tracer.js';
+import { NUL_IN_ARGS, sourceLines } from '../tracer/run-tracer.js';
 
 export interface Entry {
   /** The function to call (dotted for a method: `Class.method`). */
@@ -56,8 +56,7 @@ const HelperOutputSchema = z.discriminatedUnion('kind', [
 const HELPER_TIMEOUT_MS = 10_000;
 
 async function runHelper(program: string, entry: Entry): Promise<unknown> {
-  // Python source cannot hold a NUL character, and a process argument cannot carry one.
-  if (!entry.inferArgs && entry.args.includes('\0')) throw new EntryError('the arguments are not Python literals: they hold a NUL character (write it as \\x00)');
+  if (!entry.inferArgs && entry.args.includes('\0')) throw new EntryError(NUL_IN_ARGS);
   const args = [`--entry=${entry.entry}`, entry.inferArgs ? '--infer' : `--args=${entry.args}`];
   const run = await runPythonHelper({ script: helperPath('call_frame.py', import.meta.url), args, input: program, timeoutMs: HELPER_TIMEOUT_MS });
   if (run.timedOut) throw new Error(`call_frame.py took longer than ${HELPER_TIMEOUT_MS / 1000} s`);

@@ -155,6 +155,9 @@ export function sourceLines(program: string): string[] {
   return lines;
 }
 
+/** Python source cannot hold a NUL character, and a process argument cannot carry one: arguments with one are refused before any launch. */
+export const NUL_IN_ARGS = 'the arguments are not Python literals: they hold a NUL character (write it as \\x00)';
+
 function tracerArgs(req: TraceRequest): string[] {
   const limits = req.limits ?? {};
   // `--flag=value`: a value starting with '-' (args `-1`) must not read as a flag.
@@ -163,8 +166,7 @@ function tracerArgs(req: TraceRequest): string[] {
   const args = ['-X', 'frozen_modules=off', tracerScript(), req.file];
   if (req.entry !== undefined) args.push(`--entry=${req.entry}`);
   if (req.args !== undefined) {
-    // Python source cannot hold a NUL character, and a process argument cannot carry one.
-    if (req.args.includes('\0')) throw new TraceFailure('bad_args', 'the arguments are not Python literals: they hold a NUL character (write it as \\x00)');
+    if (req.args.includes('\0')) throw new TraceFailure('bad_args', NUL_IN_ARGS);
     args.push(`--args=${req.args}`);
   }
   if (limits.maxEvents !== undefined) args.push(`--max-events=${Math.floor(limits.maxEvents)}`);
