@@ -1,10 +1,12 @@
 /**
- * Our own held-out set in CruxEval's format (JSON Lines `code`, `input`, `output`, `id`),
- * from the data pipeline's TEST split: programs no model was trained on, and synthetic ones
- * only, so that nothing comes from a public benchmark (whose programs may sit in any
- * pretrained model's data).
+ * Held-out sets in CruxEval's format (JSON Lines `code`, `input`, `output`, `id`), of code no
+ * model was trained on, from three sources: the data pipeline's TEST split, synthetic
+ * programs only, so that nothing comes from a public benchmark (whose programs may sit in any
+ * pretrained model's data; evaluation/heldout.jsonl); the HumanEval and MBPP problems of the
+ * held-out splits (realPrograms; evaluation/heldout-real.jsonl); and calls of library modules
+ * no build trains on (modulePrograms; evaluation/heldout-modules.jsonl).
  *
- * A row is a test-split synthetic program that traced without error and returned normally,
+ * A synthetic row is a test-split program that traced without error and returned normally,
  * its entry function renamed to `f` (a word-boundary rename, not after a dot: the
  * generator's function names are identifiers of their own, though one may be a method's
  * name too), with `output` the repr of what real Python returns for `f(input)`. Rows are
