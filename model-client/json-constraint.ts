@@ -37,6 +37,8 @@ const SHORT_ESCAPES: ReadonlyMap<number, string> = new Map([
   [cp('r'), '\r'],
   [cp('t'), '\t'],
 ]);
+/** What the short escapes write. */
+const SHORT_ESCAPED = [...SHORT_ESCAPES.values()];
 const HEX = /^[0-9a-f]$/;
 /** Controls JSON.stringify writes as a short escape, never as \u00XX. */
 const SHORT_ESCAPED_CONTROLS = new Set([0x08, 0x09, 0x0a, 0x0c, 0x0d]);
@@ -93,7 +95,7 @@ export class JsonString {
         if (c === BACKSLASH) {
           // Only if some escape can follow: one more character, within the rule.
           if (this.length >= this.maxLength) return false;
-          if (![...SHORT_ESCAPES.values()].some((ch) => this.fits(ch)) && !this.unicodeEscapeFits('')) return false;
+          if (!SHORT_ESCAPED.some((ch) => this.fits(ch)) && !this.unicodeEscapeFits('')) return false;
           this.state = 'escape';
           return true;
         }

@@ -16,8 +16,9 @@ repository root:
     /usr/bin/python3 data-pipeline/corpora/sample_stdlib_calls.py --corpus packages > data-pipeline/corpora/packages-calls.jsonl
 (packages needs the Debian packages named in PACKAGE_TARGETS installed). The `heldout` corpus
 (HELDOUT_TARGETS) samples the evaluation's library calls, which no build trains on:
-    /usr/bin/python3 data-pipeline/corpora/sample_stdlib_calls.py --corpus heldout > evaluation/heldout-modules-calls.jsonl It writes JSON Lines
-{module, path, function, args}; progress and totals go to stderr.
+    /usr/bin/python3 data-pipeline/corpora/sample_stdlib_calls.py --corpus heldout > evaluation/heldout-modules-calls.jsonl
+(the Debian packages named in HELDOUT_TARGETS installed). It writes JSON Lines {module, path,
+function, args}; progress and totals go to stderr.
 """
 
 import argparse
