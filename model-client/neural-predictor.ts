@@ -197,6 +197,13 @@ export class NeuralPredictor implements Predictor {
     return this.cut;
   }
 
+  /** What the signatures fix in a frame of `program` (signaturesOf), when it is the program the predictor holds; else null. */
+  signaturesHeld(program: string): Pick<Program, 'callLocals' | 'callLines' | 'localNames'> | null {
+    if (this.program?.text !== program) return null;
+    const { callLocals, callLines, localNames } = this.program;
+    return { callLocals, callLines, localNames };
+  }
+
   /** What a cut may take: the context less the frame's reserve and a few states' room. */
   private cutBudget(): CutBudget {
     const max = this.session.maxPositions;

@@ -93,8 +93,10 @@ export class PartialFrameDecoder {
   private async contextOf(program: string): Promise<NonNullable<PartialFrameDecoder['context']>> {
     if (this.context?.program !== program) {
       const ids = this.predictor.tokenizer.encode(serializeContext(program));
-      const [{ cache }, info] = await Promise.all([this.predictor.session.prefill(ids), programInfo(program)]);
-      this.context = { program, ids, cache, signatures: signaturesOf(info) };
+      // The input task shows the predictor the program first (NeuralPredictor.show): its signatures are read already.
+      const held = this.predictor.signaturesHeld(program);
+      const [{ cache }, signatures] = await Promise.all([this.predictor.session.prefill(ids), held ?? programInfo(program).then(signaturesOf)]);
+      this.context = { program, ids, cache, signatures };
     }
     return this.context;
   }

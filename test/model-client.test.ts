@@ -451,6 +451,9 @@ describe.runIf(HAS_MODEL)('with the model', () => {
     const cut = predictor.programCut();
     expect(cut?.text).toBeDefined();
     expect(cut!.text).not.toContain('unrelated');
+    // The completer takes the signatures the predictor read for the cut (no second read); none for another text.
+    expect(predictor.signaturesHeld(cut!.text)?.localNames.has('count')).toBe(true);
+    expect(predictor.signaturesHeld(file)).toBeNull();
     const lines = sourceLines(file);
     const returnLine = lines.indexOf('    return n') + 1;
     const frames = await PartialFrameDecoder.load(predictor, MODEL_DIR);
