@@ -118,6 +118,8 @@ def parse_args():
     p.add_argument("--ckpt-minutes", type=float, default=10.0, help="checkpoint period (default 10)")
     p.add_argument("--log-every", type=int, default=10, help="progress line every K steps")
     p.add_argument("--no-compile", action="store_true", help="skip torch.compile on CUDA")
+    p.add_argument("--compile", action="store_true",
+                   help="torch.compile on the CPU too (torch >= 2 and a C compiler; the first step compiles for about a minute)")
     p.add_argument("--weights-dtype", choices=("fp32", "bf16"), default="fp32",
                    help="dtype of the weights in best.pt (bf16 halves the file; export and --init-from cast back)")
     p.add_argument("--threads", type=int, help="CPU threads per process (default: all cores, shared by local ranks)")
@@ -356,8 +358,12 @@ def main():
             raise SystemExit("say how long to train: --total-tokens, --max-tokens or --max-minutes")
 
     fwd = model
-    if device == "cuda" and hasattr(torch, "compile") and not args.no_compile:
+    # On a CPU only when asked: a minute of compiling (and a C compiler) does not pay for the
+    # tests' short runs; for hours of training it gave about 1.2x (training/README.md).
+    if hasattr(torch, "compile") and not args.no_compile and (device == "cuda" or args.compile):
         fwd = torch.compile(model)
+    elif args.compile and not hasattr(torch, "compile"):
+        raise SystemExit("--compile needs torch >= 2 (this is torch " + torch.__version__ + ")")
     train_model = torch.nn.parallel.DistributedDataParallel(fwd, device_ids=[ddp.local_rank] if device == "cuda" else None) if ddp.world > 1 else fwd
     dtype = args.dtype or ("bf16" if device == "cuda" or cpu_has_bf16() else "fp32")
     autocast = torch.autocast(device, dtype=torch.bfloat16) if dtype == "bf16" else nullcontext()
