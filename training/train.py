@@ -117,8 +117,9 @@ def parse_args():
     p.add_argument("--eval-every", type=int, help="override the config's validation period, in steps")
     p.add_argument("--ckpt-minutes", type=float, default=10.0, help="checkpoint period (default 10)")
     p.add_argument("--log-every", type=int, default=10, help="progress line every K steps")
-    p.add_argument("--no-compile", action="store_true", help="skip torch.compile on CUDA")
-    p.add_argument("--compile", action="store_true",
+    compiling = p.add_mutually_exclusive_group()
+    compiling.add_argument("--no-compile", action="store_true", help="skip torch.compile on CUDA")
+    compiling.add_argument("--compile", action="store_true",
                    help="torch.compile on the CPU too (torch >= 2 and a C compiler; the first step compiles for about a minute)")
     p.add_argument("--weights-dtype", choices=("fp32", "bf16"), default="fp32",
                    help="dtype of the weights in best.pt (bf16 halves the file; export and --init-from cast back)")
@@ -359,7 +360,7 @@ def main():
 
     fwd = model
     # On a CPU only when asked: a minute of compiling (and a C compiler) does not pay for the
-    # tests' short runs; for hours of training it gave about 1.2x (training/README.md).
+    # tests' short runs; a long run's steps ran about 1.2x faster compiled (training/README.md).
     if hasattr(torch, "compile") and not args.no_compile and (device == "cuda" or args.compile):
         fwd = torch.compile(model)
     elif args.compile and not hasattr(torch, "compile"):
