@@ -198,7 +198,7 @@ export class NeuralPredictor implements Predictor {
   }
 
   /** What the signatures fix in a frame of `program` (signaturesOf), when it is the program the predictor holds; else null. */
-  signaturesHeld(program: string): Pick<Program, 'callLocals' | 'callLines' | 'localNames'> | null {
+  signaturesHeld(program: string): Signatures | null {
     if (this.program?.text !== program) return null;
     const { callLocals, callLines, localNames } = this.program;
     return { callLocals, callLines, localNames };
@@ -496,12 +496,15 @@ export class NeuralPredictor implements Predictor {
   }
 }
 
+/** A program's signatures, as the frame rules read them (signaturesOf). */
+export type Signatures = Pick<Program, 'callLocals' | 'callLines' | 'localNames'>;
+
 /**
  * What the signatures fix in a frame: a call frame's line (the function's call line) and
  * first locals (the parameters), and the names each function's frames can hold. None for a
  * program that does not compile.
  */
-export function signaturesOf(info: ProgramInfo): Pick<Program, 'callLocals' | 'callLines' | 'localNames'> {
+export function signaturesOf(info: ProgramInfo): Signatures {
   const callLocals = new Map<number, readonly string[]>();
   const callLines = new Map<string, Set<number>>();
   // Two functions of one name (methods of two classes): a frame of either may hold the names of both.

@@ -21,7 +21,7 @@ import { decodeFrames, logProbability } from './decode.js';
 import { FrameConstraint, type FrameRules } from './frame-constraint.js';
 import type { KvCache } from './kv-cache.js';
 import { FrameNames } from './loc-constraint.js';
-import { type NeuralPredictor, signaturesOf } from './neural-predictor.js';
+import { type NeuralPredictor, type Signatures, signaturesOf } from './neural-predictor.js';
 import { programInfo } from '../program-analysis/program-info.js';
 import { ContextOverflowError } from './onnx-session.js';
 import { TokenTable } from './token-table.js';
@@ -48,7 +48,7 @@ export interface CompletedFrame {
 
 export class PartialFrameDecoder {
   /** The program whose context is cached, the model's cache after it, and what its signatures fix (the names a frame can hold). */
-  private context: { program: string; ids: number[]; cache: KvCache; signatures: ReturnType<typeof signaturesOf> } | null = null;
+  private context: { program: string; ids: number[]; cache: KvCache; signatures: Signatures } | null = null;
 
   private constructor(
     private readonly predictor: NeuralPredictor,
