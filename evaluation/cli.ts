@@ -13,7 +13,7 @@ import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { PartialFrameDecoder } from '../model-client/partial-frame.js';
 import { NextLineBaseline } from './baselines.js';
 import { evaluateCruxEval, formatCruxEval } from './cruxeval.js';
-import { makeHeldout, readHeldout } from './heldout.js';
+import { HeldoutFileError, makeHeldout, readHeldout } from './heldout.js';
 import { evaluateStates, formatStates } from './states.js';
 import { evaluateVerify, formatVerifyEval } from './verify-eval.js';
 
@@ -31,7 +31,11 @@ function limitOf(value: string | undefined, usage: UsageErrorFactory, flag = '--
 async function loadRows(file: string | undefined, limit: number | undefined, usage: UsageErrorFactory) {
   const path = file ?? defaultData();
   if (!existsSync(path)) throw usage(`no such file: ${path}`);
-  return (await readHeldout(path)).slice(0, limit);
+  try {
+    return (await readHeldout(path)).slice(0, limit);
+  } catch (err) {
+    throw err instanceof HeldoutFileError ? usage(err.message) : err;
+  }
 }
 
 function precisionOf(value: string | undefined, usage: UsageErrorFactory): Precision {

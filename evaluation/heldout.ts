@@ -61,16 +61,26 @@ export function renameEntry(source: string, entry: string): string | null {
   return source.replace(new RegExp(`(?<!\\.)\\b${escaped}\\b`, 'g'), 'f');
 }
 
+/** A held-out file that is not one: the user gave the wrong file, not a bug of ndb's. */
+export class HeldoutFileError extends Error {}
+
 export async function readHeldout(file: string): Promise<HeldoutRow[]> {
   const text = await readFile(file, 'utf8');
-  return text
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line, i) => {
-      const parsed = HeldoutRowSchema.safeParse(JSON.parse(line));
-      if (!parsed.success) throw new Error(`${file}, line ${i + 1}: not a CruxEval row (code, input, output, id): ${parsed.error.issues[0]!.message}`);
-      return parsed.data;
-    });
+  const rows: HeldoutRow[] = [];
+  for (const [i, line] of text.split('\n').entries()) {
+    if (line.trim() === '') continue;
+    const where = `${file}, line ${i + 1}: not a CruxEval row (one JSON object a line with code, input, output, id)`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new HeldoutFileError(`${where}: not JSON`);
+    }
+    const parsed = HeldoutRowSchema.safeParse(value);
+    if (!parsed.success) throw new HeldoutFileError(`${where}: ${parsed.error.issues[0]!.message}`);
+    rows.push(parsed.data);
+  }
+  return rows;
 }
 
 /** A program and call a row can be made of. */

@@ -3,7 +3,7 @@
  * Python.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -189,3 +189,31 @@ describe('ndb data build', () => {
     expect(r.stderr.trim()).toBe('ndb: error: --jumps 0.6 and --walks 0.5 add up to more than 1');
   });
 });
+
+describe('ndb data and ndb eval on the wrong files', () => {
+  const badTokenizer = join(dir, 'bad-tokenizer');
+  mkdirSync(badTokenizer, { recursive: true });
+  writeFileSync(join(badTokenizer, 'tokenizer.json'), '{oops');
+  const notJson = join(dir, 'notes.jsonl');
+  writeFileSync(notJson, '# not a held-out file\n');
+  const wrongRows = join(dir, 'rows.jsonl');
+  writeFileSync(wrongRows, '{"code": 1}\n');
+  const model = join(import.meta.dirname, '..', 'models', 'default');
+  const dataset = join(dir, 'empty-dataset'); // the splits are there, so only the tokenizer is wrong
+  mkdirSync(dataset, { recursive: true });
+  for (const split of ['train', 'validation']) writeFileSync(join(dataset, `${split}.jsonl`), '');
+  it.each([
+    ['tokenize without a dataset', ['data', 'tokenize', '--data', join(dir, 'none'), '--tokenizer', model, '--out', join(dir, 't')], /is not a dataset folder \(no train.jsonl; see ndb data build\)/],
+    ['tokenizer without a dataset', ['data', 'tokenizer', '--data', join(dir, 'none'), '--out', join(dir, 'tk')], /is not a dataset folder/],
+    ['tokenize without a tokenizer', ['data', 'tokenize', '--data', dataset, '--tokenizer', join(dir, 'none'), '--out', join(dir, 't')], /has no tokenizer.json/],
+    ['tokenize with a corrupt tokenizer', ['data', 'tokenize', '--data', dataset, '--tokenizer', badTokenizer, '--out', join(dir, 't')], /tokenizer.json is not valid/],
+    ['eval on a file that is not JSON', ['eval', 'states', '--data', notJson], /line 1: not a CruxEval row .*: not JSON/],
+    ['eval on rows of the wrong shape', ['eval', 'cruxeval', '--task', 'output', '--data', wrongRows], /line 1: not a CruxEval row/],
+  ])('%s: one clear line, exit code 2, not reported as a bug', (_name, args, pattern) => {
+    const r = ndb(...args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(pattern);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+

@@ -115,6 +115,9 @@ def parse_args():
     p.add_argument("--lr", type=float, help="override the config's peak learning rate")
     p.add_argument("--warmup-steps", type=int, help="override the config's warm-up (a short re-warm suits --init-from)")
     p.add_argument("--eval-every", type=int, help="override the config's validation period, in steps")
+    p.add_argument("--data-seed", type=int,
+                   help="order of the training rows (default: the config's seed); a continuation on a build an "
+                        "earlier run read gives a new one, or it replays that run's first rows (validation unchanged)")
     p.add_argument("--ckpt-minutes", type=float, default=10.0, help="checkpoint period (default 10)")
     p.add_argument("--log-every", type=int, default=10, help="progress line every K steps")
     compiling = p.add_mutually_exclusive_group()
@@ -306,12 +309,17 @@ def main():
         cfg = {**COMMON, **CONFIGS[args.config], "name": args.config}
         cfg["context_length"] = cfg["context_length"] or int(meta["context_length"])
         if init:
-            cfg.update({k: init["model_config"][k] for k in MODEL_KEYS})
+            # The shape is the weights', but the context is the data's: rotary positions hold no
+            # weights, so a 1,024-token model can go on at 2,048 (positions past its old context
+            # are new to it) instead of reading 2,048-token documents cut at 1,024.
+            cfg.update({k: init["model_config"][k] for k in MODEL_KEYS if k != "context_length"})
+            if init["model_config"]["context_length"] != cfg["context_length"]:
+                print(f"context {init['model_config']['context_length']} -> {cfg['context_length']} (the data's)")
             if args.grow_layers:
                 cfg["n_layer"] = args.grow_layers
     if args.grow_layers and not init:
         raise SystemExit("--grow-layers deepens the --init-from weights: give --init-from (and no --resume)")
-    for key in ("batch_size", "grad_accum", "lr", "warmup_steps", "eval_every"):
+    for key in ("batch_size", "grad_accum", "lr", "warmup_steps", "eval_every", "data_seed"):
         if getattr(args, key) is not None:
             cfg[key] = getattr(args, key)
     model_cfg = ModelConfig(vocab_size=int(meta["vocab_size"]), **{k: cfg[k] for k in MODEL_KEYS})
@@ -370,7 +378,8 @@ def main():
     autocast = torch.autocast(device, dtype=torch.bfloat16) if dtype == "bf16" else nullcontext()
 
     ctx = model_cfg.context_length
-    train = Batches(TokenFile(os.path.join(args.data, "train.bin"), bos, ctx + 1), bos, frame_sep, cfg["seed"], ddp.rank)
+    train = Batches(TokenFile(os.path.join(args.data, "train.bin"), bos, ctx + 1), bos, frame_sep,
+                    cfg.get("data_seed", cfg["seed"]), ddp.rank)
     val_file = TokenFile(os.path.join(args.data, "validation.bin"), bos, ctx + 1)
     # A fixed validation set (same seed every run); rank r evaluates batches r, r + world, ...
     val_rng = np.random.default_rng([cfg["seed"], 1 << 30])
