@@ -274,10 +274,29 @@ function program(usage: (message: string) => Error): Command {
   return ndb;
 }
 
+/** What the system says when it refuses a path the user gave (an --out under a read-only or missing folder). */
+const PATH_REFUSALS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on the device',
+  ENOTDIR: 'part of the path is a file, not a folder',
+  EISDIR: 'it is a folder',
+  ENOENT: 'no such file or folder',
+};
+
+/** A file-system refusal of a path, said as one line; null for any other error. */
+function pathRefusal(err: unknown): string | null {
+  const e = err as NodeJS.ErrnoException;
+  const reason = err instanceof Error && typeof e.path === 'string' ? PATH_REFUSALS[e.code ?? ''] : undefined;
+  return reason === undefined ? null : `cannot ${e.syscall ?? 'open'} ${e.path}: ${reason}`;
+}
+
 const usage = (message: string) => new UsageError(message);
 runProgram(program(usage), process.argv.slice(2), usage).catch((err: unknown) => {
-  const known = err instanceof UsageError || err instanceof TraceFailure;
-  process.stderr.write(`ndb: error: ${(err as Error).message}\n`);
+  const refusal = pathRefusal(err);
+  const known = err instanceof UsageError || err instanceof TraceFailure || refusal !== null;
+  process.stderr.write(`ndb: error: ${refusal ?? (err as Error).message}\n`);
   if (!known) process.stderr.write('ndb: this is a bug in ndb; please report it with the command you ran\n');
   process.exitCode = 2;
 });

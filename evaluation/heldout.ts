@@ -20,8 +20,8 @@
  * give the same file.
  */
 import { createReadStream } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { MAX_REPR_CHARS } from '../grammar/truncate.js';
@@ -217,6 +217,7 @@ export async function makeHeldout(opts: MakeHeldoutOptions): Promise<HeldoutSumm
       } else drop(check.ok ? 'f(input) != eval(output)' : 'the check raised or timed out');
     });
   }
+  await mkdir(dirname(opts.out), { recursive: true });
   await writeFile(opts.out, rows.map((r) => JSON.stringify({ code: r.code, input: r.input, output: r.output, id: r.id }) + '\n').join(''));
   return { candidates: candidates.length, examined, rows: rows.length, dropped };
 }
