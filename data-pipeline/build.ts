@@ -8,9 +8,10 @@
  *   splits.json                                 group -> split, for every group in the build
  *   manifest.json                               options, counts, sizes and timings
  */
-import { createWriteStream, mkdirSync, writeFileSync, type WriteStream } from 'node:fs';
+import { createWriteStream, writeFileSync, type WriteStream } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { makeFolder } from '../util/make-folder.js';
 import { serializeTrajectory } from '../grammar/serialize.js';
 import type { Direction } from '../grammar/state.js';
 import { truncateTrajectory } from '../grammar/truncate.js';
@@ -157,7 +158,7 @@ export async function buildDataset(opts: BuildOptions): Promise<BuildSummary> {
   const maxSteps = opts.maxSteps ?? 48;
   const specs = await choosePrograms(opts.programs, opts.seed, { ...DEFAULT_MIX, ...opts.mix }, opts.variants ?? 0);
 
-  mkdirSync(opts.out, { recursive: true });
+  makeFolder(opts.out);
   const files = Object.fromEntries(SPLITS.map((s) => [s, createWriteStream(join(opts.out, `${s}.jsonl`))])) as Record<Split, WriteStream>;
   const programsFile = createWriteStream(join(opts.out, 'programs.jsonl'));
   const summary: BuildSummary = {

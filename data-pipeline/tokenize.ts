@@ -11,9 +11,10 @@
  * steps that fits (an open trajectory again); one that does not fit with even one step is
  * dropped and counted.
  */
-import { closeSync, createReadStream, existsSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { makeFolder } from '../util/make-folder.js';
 import { z } from 'zod';
 import { parseTrajectory } from '../grammar/parse.js';
 import { serializeTrajectory } from '../grammar/serialize.js';
@@ -153,7 +154,7 @@ export async function tokenizeDataset(opts: TokenizeOptions): Promise<TokenizeSu
     return best;
   };
 
-  mkdirSync(opts.out, { recursive: true });
+  makeFolder(opts.out);
   const splits: TokenizeSummary['splits'] = {};
   for (const split of SPLITS) {
     const file = join(opts.data, `${split}.jsonl`);

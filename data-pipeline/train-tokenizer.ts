@@ -11,10 +11,11 @@
  * first ones: BPE training is greedy, so the first n merges of a long run are exactly what a
  * run stopped after n merges learns.
  */
-import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { makeFolder } from '../util/make-folder.js';
 import { Tokenizer } from 'tokenizers';
 import { z } from 'zod';
 import { TOKEN_PATTERN } from '../grammar/tokens.js';
@@ -148,7 +149,7 @@ export async function trainTokenizer(opts: TrainTokenizerOptions): Promise<void>
     if (!Object.hasOwn(vocab, a + b)) vocab[a + b] = size++;
   }
 
-  mkdirSync(opts.out, { recursive: true });
+  makeFolder(opts.out);
   const json = tokenizerJson(vocab, merges, SPECIAL_TOKENS);
   writeFileSync(join(opts.out, 'tokenizer.json'), JSON.stringify(json, null, 2) + '\n');
   const specialMap = { bos_token: BOS_TOKEN, eos_token: EOS_TOKEN, pad_token: PAD_TOKEN };

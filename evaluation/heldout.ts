@@ -20,9 +20,10 @@
  * give the same file.
  */
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { makeFolder } from '../util/make-folder.js';
 import { z } from 'zod';
 import { MAX_REPR_CHARS } from '../grammar/truncate.js';
 import { loadCorpus } from '../data-pipeline/corpora/index.js';
@@ -217,7 +218,7 @@ export async function makeHeldout(opts: MakeHeldoutOptions): Promise<HeldoutSumm
       } else drop(check.ok ? 'f(input) != eval(output)' : 'the check raised or timed out');
     });
   }
-  await mkdir(dirname(opts.out), { recursive: true });
+  makeFolder(dirname(opts.out));
   await writeFile(opts.out, rows.map((r) => JSON.stringify({ code: r.code, input: r.input, output: r.output, id: r.id }) + '\n').join(''));
   return { candidates: candidates.length, examined, rows: rows.length, dropped };
 }

@@ -208,6 +208,8 @@ describe('ndb data and ndb eval on the wrong files', () => {
     ['tokenize without a tokenizer', ['data', 'tokenize', '--data', dataset, '--tokenizer', join(dir, 'none'), '--out', join(dir, 't')], /has no tokenizer.json/],
     ['tokenize with a corrupt tokenizer', ['data', 'tokenize', '--data', dataset, '--tokenizer', badTokenizer, '--out', join(dir, 't')], /tokenizer.json is not valid/],
     ['build into a path under a file', ['data', 'build', '--out', join(notJson, 'out'), '--programs', '2'], /cannot mkdir .*notes.jsonl\/out: part of the path is a file, not a folder/],
+    // Node's recursive mkdir loops forever here (the system says ENOENT though /proc exists).
+    ['build under /proc, where no folder can be made', ['data', 'build', '--out', '/proc/ndb-no-such/out', '--programs', '2'], /cannot mkdir \/proc\/ndb-no-such: no such file or folder/],
     ['eval on a file that is not JSON', ['eval', 'states', '--data', notJson], /line 1: not a CruxEval row .*: not JSON/],
     ['eval on rows of the wrong shape', ['eval', 'cruxeval', '--task', 'output', '--data', wrongRows], /line 1: not a CruxEval row/],
   ])('%s: one clear line, exit code 2, not reported as a bug', (_name, args, pattern) => {
