@@ -3,7 +3,7 @@
  * contract: see README); cli/command-line.ts turns the declarations into commander commands,
  * with the help of each, `--version`, and the one-line errors.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { serializeTrajectory } from '../grammar/serialize.js';
@@ -13,6 +13,7 @@ import { StateTree } from '../state-tree/tree.js';
 import { TraceFailure, traceFile } from '../tracer/run-tracer.js';
 import { buildDataset, parseMix } from '../data-pipeline/build.js';
 import { checkCorpus } from '../data-pipeline/check.js';
+import { DataInputError, requireDatasetFiles } from '../data-pipeline/data-input.js';
 import { tokenizeDataset } from '../data-pipeline/tokenize.js';
 import { TraceTokenizer } from '../tokenizer/trace-tokenizer.js';
 import { EVAL_COMMANDS } from '../evaluation/cli.js';
@@ -119,13 +120,6 @@ async function dataCheckCommand({ values }: Parsed<typeof DATA_CHECK_FLAGS>): Pr
   );
 }
 
-/** The data commands read a build's splits: a folder without them is the user's slip, said as such. */
-function requireDataset(dir: string, splits: readonly string[]): void {
-  for (const split of splits) {
-    if (!existsSync(join(dir, `${split}.jsonl`))) throw new UsageError(`${dir} is not a dataset folder (no ${split}.jsonl; see ndb data build)`);
-  }
-}
-
 const DATA_TOKENIZER_FLAGS = {
   data: { type: 'string', value: 'DIR', description: 'the dataset (ndb data build)' },
   out: { type: 'string', value: 'MODEL_DIR', description: 'where tokenizer.json goes' },
@@ -142,7 +136,7 @@ const DATA_TOKENIZER = defineCommand({
 
 async function dataTokenizerCommand({ values }: Parsed<typeof DATA_TOKENIZER_FLAGS>): Promise<void> {
   if (!values.data || !values.out) throw new UsageError('usage: ndb data tokenizer --data DIR --out MODEL_DIR [--vocab N]');
-  requireDataset(values.data, ['train']);
+  requireDatasetFiles(values.data, ['train.jsonl']);
   const started = Date.now();
   // Loaded here only: training needs the `tokenizers` native binding, which no other command
   // (the debugger above all) loads.
@@ -169,13 +163,6 @@ const DATA_TOKENIZE = defineCommand({
 
 async function dataTokenizeCommand({ values }: Parsed<typeof DATA_TOKENIZE_FLAGS>): Promise<void> {
   if (!values.data || !values.tokenizer || !values.out) throw new UsageError('usage: ndb data tokenize --data DIR --tokenizer MODEL_DIR --out DIR [--context N]');
-  requireDataset(values.data, ['train', 'validation']);
-  if (!existsSync(join(values.tokenizer, 'tokenizer.json'))) {
-    throw new UsageError(`${values.tokenizer} has no tokenizer.json (give a model folder such as models/default, or one written by ndb data tokenizer)`);
-  }
-  await TraceTokenizer.load(values.tokenizer).catch((err: Error) => {
-    throw new UsageError(`${join(values.tokenizer!, 'tokenizer.json')} is not valid: ${err.message.split('\n')[0]}`);
-  });
   const s = await tokenizeDataset({ data: values.data, tokenizer: values.tokenizer, out: values.out, contextLength: intFlag(values.context, 'context', 1024) });
   const lines = Object.entries(s.splits).map(([split, x]) => `${split.padEnd(13)} ${x.documents} documents, ${x.tokens} tokens (${x.shortened} shortened, ${x.dropped} dropped)`);
   process.stdout.write(
@@ -295,7 +282,7 @@ function pathRefusal(err: unknown): string | null {
 const usage = (message: string) => new UsageError(message);
 runProgram(program(usage), process.argv.slice(2), usage).catch((err: unknown) => {
   const refusal = pathRefusal(err);
-  const known = err instanceof UsageError || err instanceof TraceFailure || refusal !== null;
+  const known = err instanceof UsageError || err instanceof TraceFailure || err instanceof DataInputError || refusal !== null;
   process.stderr.write(`ndb: error: ${refusal ?? (err as Error).message}\n`);
   if (!known) process.stderr.write('ndb: this is a bug in ndb; please report it with the command you ran\n');
   process.exitCode = 2;

@@ -11,7 +11,6 @@
 import { createWriteStream, writeFileSync, type WriteStream } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { makeFolder } from '../util/make-folder.js';
 import { serializeTrajectory } from '../grammar/serialize.js';
 import type { Direction } from '../grammar/state.js';
 import { truncateTrajectory } from '../grammar/truncate.js';
@@ -23,6 +22,7 @@ import { argumentVariants } from './corpora/support.js';
 import { excerptTrace } from './excerpt.js';
 import type { ProgramOrigin, ProgramSpec } from './program.js';
 import { runPool } from './pool.js';
+import { makeFolder } from '../util/make-folder.js';
 import { Rng } from '../util/rng.js';
 import { type Split, SPLITS, splitOf } from './split.js';
 import { generateSemanticsProgram } from './semantics.js';

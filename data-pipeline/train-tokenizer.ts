@@ -15,9 +15,9 @@ import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { makeFolder } from '../util/make-folder.js';
 import { Tokenizer } from 'tokenizers';
 import { z } from 'zod';
+import { makeFolder } from '../util/make-folder.js';
 import { TOKEN_PATTERN } from '../grammar/tokens.js';
 import {
   BOS_TOKEN,

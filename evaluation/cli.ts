@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineCommand, type FlagSpecs, type Parsed, type UsageErrorFactory } from '../cli/command-line.js';
+import { requireDatasetFiles } from '../data-pipeline/data-input.js';
 import { ProgressBar } from '../util/progress.js';
 import { defaultModelDir, isPrecision, ModelFolderError, packageRoot, type Precision } from '../model-client/model-folder.js';
 import { isOutputMethod, OUTPUT_METHODS } from '../model-client/call-outcome.js';
@@ -80,7 +81,7 @@ async function makeHeldoutCommand({ values }: Parsed<typeof MAKE_HELDOUT_FLAGS>,
   if (!values.out || (values.data === undefined) === !values.real || (values.modules && !values.real)) {
     throw usage('usage: ndb eval make-heldout (--data DATASET_DIR | --real [--modules]) --out FILE.jsonl [--limit N]');
   }
-  if (values.data !== undefined && !existsSync(join(values.data, 'programs.jsonl'))) throw usage(`${values.data} is not a dataset folder (no programs.jsonl; see ndb data build)`);
+  if (values.data !== undefined) requireDatasetFiles(values.data, ['programs.jsonl']);
   const limit = limitOf(values.limit, usage);
   const s = await makeHeldout({ out: values.out, ...(values.data === undefined ? {} : { data: values.data }), modules: values.modules === true, ...(limit === undefined ? {} : { limit }) });
   const dropped = Object.entries(s.dropped).map(([why, n]) => `${why} ${n}`).join(', ') || 'none';

@@ -23,7 +23,6 @@ import { createReadStream } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { makeFolder } from '../util/make-folder.js';
 import { z } from 'zod';
 import { MAX_REPR_CHARS } from '../grammar/truncate.js';
 import { loadCorpus } from '../data-pipeline/corpora/index.js';
@@ -31,6 +30,7 @@ import { readModuleCalls } from '../data-pipeline/corpora/module-calls.js';
 import { repoRoot } from '../data-pipeline/corpora/support.js';
 import { type CutBudget, cutProgram } from '../program-analysis/cut.js';
 import { splitOf } from '../data-pipeline/split.js';
+import { makeFolder } from '../util/make-folder.js';
 import { checkRows, inspectRows, runRows } from './python-rows.js';
 
 export const HeldoutRowSchema = z.object({ code: z.string(), input: z.string(), output: z.string(), id: z.string() });
