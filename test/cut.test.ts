@@ -25,13 +25,15 @@ const FILE = sourceLines(SOURCE);
 const lineOf = (text: string) => FILE.findIndex((l) => l.startsWith(text)) + 1;
 
 let measure: (text: string) => number;
-/** NeuralPredictor's: 1024 positions, 256 kept for the frame, 192 for the states before it. */
-const MODEL_LIMIT = 1024 - 256 - 192;
+/** NeuralPredictor's: the model's positions less 256 kept for the frame and 192 for the states before it. */
+let MODEL_LIMIT: number;
 const budget = (limit = MODEL_LIMIT): CutBudget => ({ measure, limit, unit: 'tokens' });
 
 beforeAll(async () => {
-  const tokenizer = await loadTokenizer(await loadModelFolder(EMBEDDED_MODEL));
+  const folder = await loadModelFolder(EMBEDDED_MODEL);
+  const tokenizer = await loadTokenizer(folder);
   measure = (text) => tokenizer.encode(serializeContext(text)).length;
+  MODEL_LIMIT = folder.config.max_position_embeddings - 256 - 192;
 });
 
 describe('what the entry reaches (cut.py)', () => {
