@@ -2,7 +2,8 @@
 
     python3 training/probe_context.py --ckpt RUN/best.pt --data TOK [--rows 16] [--threads 1]
 
-TOK is a tokenization at the longer context (`ndb data tokenize --context 2048`). Prints the
+TOK is a tokenization at the longer context (`ndb data tokenize --context 2048`), or at the
+weights' own context (then only the two halves, as they are, are scored). Prints the
 loss on the first and the second half of its validation rows (the weights train.py uses:
 frames only), with the rotary positions as they are, and interpolated (positions scaled by
 old context / new context, so that no position is new). Rotary positions hold no weights,
@@ -37,8 +38,10 @@ def main():
     ckpt = torch.load(args.ckpt, map_location="cpu")
     trained = ckpt["model_config"]["context_length"]
     ctx = int(meta["context_length"])
-    if ctx <= trained:
-        raise SystemExit(f"{args.data} is at context {ctx}; the weights were trained at {trained}: give a longer one")
+    if ctx < trained:
+        raise SystemExit(f"{args.data} is at context {ctx}; the weights were trained at {trained}: give one at least as long")
+    # Weights trained at this context: the halves show whether they learned its second half.
+    split = trained if ctx > trained else ctx // 2
     model = Transformer(ModelConfig(**{**ckpt["model_config"], "context_length": ctx}))
     model.load_state_dict(ckpt["model"])
     model.eval()
@@ -53,12 +56,15 @@ def main():
         with torch.no_grad():
             logits, _ = model(x, position_ids=position_ids)
         loss = F.cross_entropy(logits.flatten(0, 1), y.flatten(), reduction="none").view(y.shape) * w
-        return [float(loss[:, s].sum() / w[:, s].sum()) for s in (slice(0, trained), slice(trained, ctx))]
+        return [float(loss[:, s].sum() / w[:, s].sum()) for s in (slice(0, split), slice(split, ctx))]
 
     print(f"{args.ckpt}: trained at context {trained}; {len(rows)} validation rows of {ctx} tokens")
-    for name, pos in (("as they are", positions), (f"interpolated x{trained / ctx:g}", positions * (trained / ctx))):
+    ways = [("as they are", positions)]
+    if ctx > trained:
+        ways.append((f"interpolated x{trained / ctx:g}", positions * (trained / ctx)))
+    for name, pos in ways:
         first, second = halves(pos)
-        print(f"positions {name:<18} loss at 0-{trained - 1}: {first:.4f}   at {trained}-{ctx - 1}: {second:.4f}")
+        print(f"positions {name:<18} loss at 0-{split - 1}: {first:.4f}   at {split}-{ctx - 1}: {second:.4f}")
 
 
 if __name__ == "__main__":
