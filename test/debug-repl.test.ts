@@ -19,7 +19,7 @@ import { describe, expect, it } from 'vitest';
 import { DebugRepl } from '../cli/debug-repl.js';
 import { NeuralRuntime } from '../adapter/runtime.js';
 import { TracerPredictor } from '../evaluation/tracer-predictor.js';
-import { COUNT_PY, COUNT_SOURCE, EMBEDDED_MODEL, HAS_EMBEDDED_MODEL, ROOT } from './fixtures.js';
+import { COUNT_PY, COUNT_SOURCE, EMBEDDED_MODEL, HAS_EMBEDDED_MODEL, modelContext, ROOT } from './fixtures.js';
 
 const NDB = join(ROOT, 'bin', 'ndb.js');
 const EXAMPLE_LINES = COUNT_SOURCE.split('\n');
@@ -29,8 +29,6 @@ const PROMPT = '(ndb) ';
 const SESSION_TIMEOUT_MS = 150_000;
 
 const dir = mkdtempSync(join(tmpdir(), 'ndb-debug-'));
-/** The shipped model's context, in tokens (its config.json). */
-const modelContext = (): number => JSON.parse(readFileSync(join(EMBEDDED_MODEL, 'config.json'), 'utf8')).max_position_embeddings;
 
 function ndbDebug(args: string[], commands: string[] | string) {
   const input = typeof commands === 'string' ? commands : commands.map((c) => c + '\n').join('');
@@ -302,7 +300,7 @@ describe.skipIf(!HAS_EMBEDDED_MODEL)('ndb debug: bad input at launch', () => {
     writeFileSync(file, ['def f(x):', ...Array.from({ length: 400 }, (_, i) => `    x = x + ${i}`), '    return x', ''].join('\n'));
     const r = ndbDebug([file, '--entry', 'f', '--args', '1'], ['q']);
     expect(r.code).toBe(2);
-    const context = modelContext();
+    const context = modelContext(EMBEDDED_MODEL);
     expect(r.stderr).toMatch(
       new RegExp(
         `^ndb: error: the program is too long for the model, even cut to f's scope: f alone takes \\d+ tokens \\(with all it reaches, \\d+\\), ` +

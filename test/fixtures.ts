@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ModelConfigSchema } from '../model-client/model-folder.js';
 
 /** The repository root (the tests run from source; dist/ is below it). */
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -16,6 +17,9 @@ export const HAS_EMBEDDED_MODEL = existsSync(join(EMBEDDED_MODEL, 'manifest.json
 /** The model folder the model tests load: $NDB_TEST_MODEL (one written by training/export_onnx.py), else the embedded model. */
 export const MODEL_DIR = process.env.NDB_TEST_MODEL ?? EMBEDDED_MODEL;
 export const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
+
+/** A model folder's context in tokens (its config.json's max_position_embeddings): what tests that fill or cut the context scale with. */
+export const modelContext = (dir: string): number => ModelConfigSchema.parse(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).max_position_embeddings;
 
 /** One line saying which tests are skipped without a model (nothing when there is one). */
 export function warnWithoutModel(what: string): void {

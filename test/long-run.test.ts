@@ -8,14 +8,13 @@
  * the slide. Structural: prompt tokens run and window slides are counted, nothing is timed.
  * Real parts: the shipped model, the runtime, the Python helpers.
  */
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { NeuralRuntime } from '../adapter/runtime.js';
 import type { PredictionStats } from '../model-client/predictor.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { slideStarts } from '../model-client/prompt.js';
-import { HAS_MODEL, MODEL_DIR } from './fixtures.js';
+import { HAS_MODEL, MODEL_DIR, modelContext } from './fixtures.js';
 
 /**
  * The bench's longer file (330 tokens of context): its history outgrows a 1,024-token context
@@ -23,7 +22,7 @@ import { HAS_MODEL, MODEL_DIR } from './fixtures.js';
  * model's context (44 at 1,024), which keeps the run's second half past the first slide.
  */
 const LAUNCH = { program: resolve('examples/orders.py'), entry: 'summarise', args: "['apple: 3', 'Fig:10', 'plum', 'pear:2']", prefetch: false };
-const CONTEXT: number = HAS_MODEL ? JSON.parse(readFileSync(join(MODEL_DIR, 'config.json'), 'utf8')).max_position_embeddings : 1024;
+const CONTEXT = HAS_MODEL ? modelContext(MODEL_DIR) : 1024;
 const PRESSES = 2 * Math.round((22 * CONTEXT) / 1024);
 
 describe('slideStarts', () => {
