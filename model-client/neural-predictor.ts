@@ -88,6 +88,8 @@ const DEFAULT_FRAME_RESERVE = 256;
  * training's steps take about 42 tokens); the cut gets the rest after the frame's reserve.
  */
 const CUT_HISTORY_RESERVE = 192;
+/** The tokens a cut program may take in a context of `maxPositions`, with the default frame reserve. */
+export const defaultProgramBudget = (maxPositions: number): number => maxPositions - DEFAULT_FRAME_RESERVE - CUT_HISTORY_RESERVE;
 /** Repr lengths a state too long for the context is shown with, longest first (MAX_REPR_CHARS otherwise). */
 const SHRUNK_REPR_CHARS = [40, 16] as const;
 /** When every frame ran out of tokens: samples and temperature of the second try. */

@@ -14,6 +14,7 @@ import { serializeContext } from '../grammar/serialize.js';
 import type { State } from '../grammar/state.js';
 import { CUT_GAP, type CutBudget, CutError, cutInfo, cutProgram } from '../program-analysis/cut.js';
 import { loadModelFolder, loadTokenizer } from '../model-client/model-folder.js';
+import { defaultProgramBudget } from '../model-client/neural-predictor.js';
 import { programInfo } from '../program-analysis/program-info.js';
 import { sourceLines, traceFile } from '../tracer/run-tracer.js';
 import { EMBEDDED_MODEL } from './fixtures.js';
@@ -25,7 +26,7 @@ const FILE = sourceLines(SOURCE);
 const lineOf = (text: string) => FILE.findIndex((l) => l.startsWith(text)) + 1;
 
 let measure: (text: string) => number;
-/** NeuralPredictor's: the model's positions less 256 kept for the frame and 192 for the states before it. */
+/** NeuralPredictor's: the model's positions less what is kept for the frame and the states before it. */
 let MODEL_LIMIT: number;
 const budget = (limit = MODEL_LIMIT): CutBudget => ({ measure, limit, unit: 'tokens' });
 
@@ -33,7 +34,7 @@ beforeAll(async () => {
   const folder = await loadModelFolder(EMBEDDED_MODEL);
   const tokenizer = await loadTokenizer(folder);
   measure = (text) => tokenizer.encode(serializeContext(text)).length;
-  MODEL_LIMIT = folder.config.max_position_embeddings - 256 - 192;
+  MODEL_LIMIT = defaultProgramBudget(folder.config.max_position_embeddings);
 });
 
 describe('what the entry reaches (cut.py)', () => {
