@@ -169,6 +169,7 @@ async function dataTokenizeCommand({ values }: Parsed<typeof DATA_TOKENIZE_FLAGS
     [
       ...lines,
       `per trajectory ${s.meanTokensPerTrajectory.toFixed(0)} tokens (program ${s.meanContextTokens.toFixed(0)}, ${s.meanTokensPerFrame.toFixed(1)} per step)`,
+      `programs      ${s.programTokens.p50} / ${s.programTokens.p95} / ${s.programTokens.p99} / ${s.programTokens.max} tokens (median / 95th / 99th percentile / longest of the training documents)`,
       `time          ${formatSeconds(s.seconds)} (${(s.tokensPerSecond / 1e6).toFixed(2)}M tokens/s)`,
     ].join('\n') + '\n',
   );

@@ -5,7 +5,9 @@
  *   train.bin, validation.bin, test.bin   uint16 little-endian ids, documents back to back; each
  *                                         starts with <|begin_of_text|> and ends with <|end_of_text|>
  *   meta.json                             vocabulary size, context length, special token ids,
- *                                         counts per split
+ *                                         counts per split, the training documents' program
+ *                                         lengths (export_onnx.py declares their 95th
+ *                                         percentile in the model's config.json)
  * An open trajectory (no exit: its text ends with `<|frame_sep|>`) gets `<|end_of_text|>`
  * appended. A document longer than the context is shortened to its longest prefix of whole
  * steps that fits (an open trajectory again); one that does not fit with even one step is
@@ -54,9 +56,25 @@ export interface TokenizeSummary {
   meanContextTokens: number;
   /** A step: <|frame_sep|> FRAME <|action_sep|> ACTION (what the model writes, and the action it is given). */
   meanTokensPerFrame: number;
+  /** The training documents' program lengths as written: tokens before the first frame (what the inference cut measures). */
+  programTokens: ProgramTokens;
   seconds: number;
   /** Tokens of the trajectories as built, per second of the whole run (reading, encoding, fitting, writing). */
   tokensPerSecond: number;
+}
+
+export interface ProgramTokens {
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+/** Percentiles of the lengths (nearest rank), 0 for none. */
+function programTokens(lengths: number[]): ProgramTokens {
+  const sorted = [...lengths].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? 0;
+  return { p50: at(0.5), p95: at(0.95), p99: at(0.99), max: sorted[sorted.length - 1] ?? 0 };
 }
 
 /** snake_case name of a special token (`<|frame_sep|>` -> frame_sep). */
@@ -158,6 +176,8 @@ export async function tokenizeDataset(opts: TokenizeOptions): Promise<TokenizeSu
 
   makeFolder(opts.out);
   const splits: TokenizeSummary['splits'] = {};
+  const frameSep = tok.tokenId(TOKENS.frameSep);
+  const programLengths: number[] = [];
   for (const split of SPLITS) {
     const file = join(opts.data, `${split}.jsonl`);
     if (!existsSync(file)) continue; // the test split may be missing; the others were checked above
@@ -179,6 +199,7 @@ export async function tokenizeDataset(opts: TokenizeOptions): Promise<TokenizeSu
           summary.shortened++;
         }
         writer.write(ids);
+        if (split === 'train') programLengths.push(ids.indexOf(frameSep));
         summary.documents++;
         summary.tokens += ids.length;
       }
@@ -194,6 +215,7 @@ export async function tokenizeDataset(opts: TokenizeOptions): Promise<TokenizeSu
     pad: tok.tokenId(PAD_TOKEN),
     ...Object.fromEntries(SPECIAL_TOKENS.map((t) => [tokenName(t), tok.tokenId(t)])),
   };
+  const programs = programTokens(programLengths);
   writeFileSync(
     join(opts.out, 'meta.json'),
     JSON.stringify(
@@ -204,6 +226,7 @@ export async function tokenizeDataset(opts: TokenizeOptions): Promise<TokenizeSu
         byte_order: 'little',
         special_token_ids: specialIds,
         splits,
+        program_tokens: programs,
       },
       null,
       2,
@@ -218,6 +241,7 @@ export async function tokenizeDataset(opts: TokenizeOptions): Promise<TokenizeSu
     meanTokensPerTrajectory: stats.tokens / Math.max(stats.trajectories, 1),
     meanContextTokens: stats.contextTokens / Math.max(stats.trajectories, 1),
     meanTokensPerFrame: stats.stepTokens / Math.max(stats.steps, 1),
+    programTokens: programs,
     seconds,
     tokensPerSecond: stats.tokens / Math.max(seconds, 1e-3),
   };

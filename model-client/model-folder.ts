@@ -51,6 +51,13 @@ export const ModelConfigSchema = z
       .object({
         /** Special token name (without `<|` `|>`) -> id, as the model was trained. */
         token_ids: z.record(z.string(), id).optional(),
+        /**
+         * The program length (tokens before the first frame) 95% of the training documents
+         * were within (the build cuts library code by characters, data-pipeline/excerpt.ts):
+         * the inference cut holds a program to it even where the context would hold more, so
+         * that a model is never shown longer programs than it learned from.
+         */
+        program_tokens: count.optional(),
         /** The files in the step layout, per precision (hf: the standard layout, for other tools). */
         onnx: z.object({ fp32: z.string().min(1), int8: z.string().min(1).optional(), hf: z.string().min(1).optional() }).optional(),
       })

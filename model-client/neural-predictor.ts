@@ -138,6 +138,8 @@ export class NeuralPredictor implements Predictor {
     readonly tokenizer: TraceTokenizer,
     private readonly table: TokenTable,
     private readonly opts: NeuralPredictorOptions,
+    /** The program length the model trained on (config.json's ndb.program_tokens), if declared. */
+    private readonly programTokens: number | undefined,
   ) {
     this.prefix = new PrefixCache(session, opts.reusePrefix ?? true);
   }
@@ -148,7 +150,7 @@ export class NeuralPredictor implements Predictor {
     const tokenizer = await loadTokenizer(folder);
     const table = await TokenTable.load(folder.dir, tokenizer);
     const session = await ModelSession.open(folder, opts);
-    return new NeuralPredictor(session, tokenizer, table, opts);
+    return new NeuralPredictor(session, tokenizer, table, opts, folder.config.ndb?.program_tokens);
   }
 
   /**
@@ -206,16 +208,20 @@ export class NeuralPredictor implements Predictor {
     return { callLocals, callLines, localNames };
   }
 
-  /** What a cut may take: the context less the frame's reserve and a few states' room. */
+  /**
+   * What a cut may take: the context less the frame's reserve and a few states' room, and
+   * no more than most programs the model trained on (a 2,048-token model whose training
+   * programs were 95% within 600 tokens predicted worse on longer ones: training/README.md).
+   */
   private cutBudget(): CutBudget {
     const max = this.session.maxPositions;
     const frame = this.frameReserve();
-    return {
-      measure: (text) => this.tokenizer.encode(serializeContext(text)).length,
-      limit: max - frame - CUT_HISTORY_RESERVE,
-      unit: 'tokens',
-      explain: `its context holds ${max} tokens, ${frame} kept for the frame and ${CUT_HISTORY_RESERVE} for the states before it`,
-    };
+    const room = max - frame - CUT_HISTORY_RESERVE;
+    const measure = (text: string) => this.tokenizer.encode(serializeContext(text)).length;
+    if (this.programTokens !== undefined && this.programTokens < room) {
+      return { measure, limit: this.programTokens, unit: 'tokens', explain: `95% of the programs it was trained on are within ${this.programTokens} tokens` };
+    }
+    return { measure, limit: room, unit: 'tokens', explain: `its context holds ${max} tokens, ${frame} kept for the frame and ${CUT_HISTORY_RESERVE} for the states before it` };
   }
 
   /** A prediction in the cut's lines, as the file has it. */
@@ -490,7 +496,7 @@ export class NeuralPredictor implements Predictor {
 
   /** A predictor sharing this one's model session (its weights and device), nothing else; release the session through this one only. */
   sibling(): NeuralPredictor {
-    return new NeuralPredictor(this.session, this.tokenizer, this.table, this.opts);
+    return new NeuralPredictor(this.session, this.tokenizer, this.table, this.opts, this.programTokens);
   }
 
   release(): Promise<void> {

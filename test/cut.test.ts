@@ -6,7 +6,9 @@
  * test needs a tighter one. The fixture test/fixtures/long_module.py (804 lines) has its
  * entries near the end, their callees hundreds of lines above, among unrelated code.
  */
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { excerptTrace } from '../data-pipeline/excerpt.js';
@@ -14,7 +16,7 @@ import { serializeContext } from '../grammar/serialize.js';
 import type { State } from '../grammar/state.js';
 import { CUT_GAP, type CutBudget, CutError, cutInfo, cutProgram } from '../program-analysis/cut.js';
 import { loadModelFolder, loadTokenizer } from '../model-client/model-folder.js';
-import { defaultProgramBudget } from '../model-client/neural-predictor.js';
+import { defaultProgramBudget, NeuralPredictor } from '../model-client/neural-predictor.js';
 import { programInfo } from '../program-analysis/program-info.js';
 import { sourceLines, traceFile } from '../tracer/run-tracer.js';
 import { EMBEDDED_MODEL } from './fixtures.js';
@@ -165,6 +167,40 @@ describe('the cut and its line map', () => {
     expect(longest.size).toBeLessThanOrEqual(MODEL_LIMIT);
     expect(longest.note).toMatch(/^the program is cut to the first statements for the model: the model sees lines 1-\d+ of 804$/);
     await expect(cutProgram(SOURCE, null, { budget: budget(), stopLine: lineOf('def report') + 2 })).rejects.toThrow(/^the module's statements up to line 792 \(lines 1-796\) take \d+ tokens, more than the 576/);
+  });
+});
+
+describe('a model that declares the program length it trained on (config.json ndb.program_tokens)', () => {
+  /** A copy of the embedded model whose config.json declares `programTokens`, the manifest rewritten to match. */
+  function declaring(programTokens: number): string {
+    const dir = join(mkdtempSync(join(tmpdir(), 'ndb-model-')), 'model');
+    cpSync(EMBEDDED_MODEL, dir, { recursive: true });
+    const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+    const text = JSON.stringify({ ...config, ndb: { ...config.ndb, program_tokens: programTokens } });
+    writeFileSync(join(dir, 'config.json'), text);
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+    manifest.files['config.json'] = { sha256: createHash('sha256').update(text).digest('hex'), size: Buffer.byteLength(text) };
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+    return dir;
+  }
+
+  it('the inference cut holds the program to it where the context would hold more', async () => {
+    const whole = await NeuralPredictor.load(EMBEDDED_MODEL);
+    const held = await NeuralPredictor.load(declaring(150));
+    const tooShort = await NeuralPredictor.load(declaring(60));
+    try {
+      await whole.show(SOURCE, 'summarize');
+      expect(whole.programCut()!.size).toBeGreaterThan(150);
+      expect(whole.programCut()!.leftOut).toEqual([]);
+      await held.show(SOURCE, 'summarize');
+      expect(held.programCut()!.size).toBeLessThanOrEqual(150);
+      expect(held.programCut()!.leftOut.length).toBeGreaterThan(0);
+      await expect(tooShort.show(SOURCE, 'summarize')).rejects.toThrow(
+        /more than the 60 the model has for the program \(95% of the programs it was trained on are within 60 tokens\)$/,
+      );
+    } finally {
+      await Promise.all([whole.release(), held.release(), tooShort.release()]);
+    }
   });
 });
 

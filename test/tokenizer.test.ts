@@ -117,6 +117,16 @@ describe('tokenizeDataset', () => {
         expect(doc.filter((id) => id === 0 || id === 1)).toHaveLength(2);
       }
     }
+    // The training documents' program lengths (tokens before the first frame), which export_onnx.py declares.
+    const train = readFileSync(join(out, 'train.bin'));
+    const trainDocs = splitDocuments(Array.from({ length: train.length / 2 }, (_, i) => train.readUInt16LE(2 * i)));
+    const programs = trainDocs.map((doc) => doc.indexOf(tok.tokenId(TOKENS.frameSep))).sort((a, b) => a - b);
+    expect(meta.program_tokens).toEqual(summary.programTokens);
+    expect(meta.program_tokens.max).toBe(programs[programs.length - 1]);
+    expect(meta.program_tokens.p50).toBe(programs[Math.ceil(programs.length / 2) - 1]);
+    expect(meta.program_tokens.p95).toBeGreaterThanOrEqual(meta.program_tokens.p50);
+    expect(meta.program_tokens.p99).toBeGreaterThanOrEqual(meta.program_tokens.p95);
+    expect(meta.program_tokens.p99).toBeLessThanOrEqual(meta.program_tokens.max);
     expect(summary.meanTokensPerFrame).toBeGreaterThan(5);
     expect(summary.meanTokensPerTrajectory).toBeGreaterThan(summary.meanContextTokens);
   });

@@ -229,6 +229,11 @@ def hf_config(cfg: ModelConfig, ckpt, meta, params, quantized):
             "val_loss": ckpt.get("val_loss"),
             "parameters": params["total"],
             "token_ids": special_ids(meta),
+            # The program length 95% of the training data's documents were within, when its
+            # meta.json says (ndb data tokenize since 2026-12-06): the inference cut holds programs
+            # to it, so that a longer context does not show programs longer than most it learned
+            # from (the build cuts library code by characters, data-pipeline/excerpt.ts).
+            **({"program_tokens": meta["program_tokens"]["p95"]} if "program_tokens" in meta else {}),
             # The graph's own qkv layout is not Hugging Face's: this config describes the
             # ONNX files here, not weights for transformers' LlamaForCausalLM.
             # fp32 / int8: the step layout ndb runs; hf: the standard layout for other tools.
