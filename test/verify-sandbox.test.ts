@@ -123,7 +123,12 @@ describe('the verify sandbox (real Python)', () => {
     const u = await traceSource(daemonProgram(plain), { entry: 'f', args: '' });
     expect(u.exit).toMatchObject({ exit: 'normal', value: "'forked'" });
     expect(Date.now() - t0).toBeLessThan(5_000);
-    const left = processesRunning(['sleep', plain]);
+    // The detached child execs `sleep` on its own time: on a loaded machine it may not be there yet.
+    let left = processesRunning(['sleep', plain]);
+    for (let tries = 0; left.length === 0 && tries < 20; tries++) {
+      await new Promise((r) => setTimeout(r, 100));
+      left = processesRunning(['sleep', plain]);
+    }
     expect(left.length).toBe(1);
     for (const pid of left) process.kill(pid, 'SIGKILL');
   }, 30_000);
