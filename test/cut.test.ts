@@ -7,10 +7,10 @@
  * entries near the end, their callees hundreds of lines above, among unrelated code.
  */
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { excerptTrace } from '../data-pipeline/excerpt.js';
 import { serializeContext } from '../grammar/serialize.js';
 import type { State } from '../grammar/state.js';
@@ -171,9 +171,16 @@ describe('the cut and its line map', () => {
 });
 
 describe('a model that declares the program length it trained on (config.json ndb.program_tokens)', () => {
-  /** A copy of the embedded model whose config.json declares `programTokens`, the manifest rewritten to match. */
+  const copies: string[] = [];
+  afterAll(() => {
+    for (const dir of copies) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A copy of the embedded model (removed after the tests) whose config.json declares `programTokens`, the manifest rewritten to match. */
   function declaring(programTokens: number): string {
-    const dir = join(mkdtempSync(join(tmpdir(), 'ndb-model-')), 'model');
+    const root = mkdtempSync(join(tmpdir(), 'ndb-model-'));
+    copies.push(root);
+    const dir = join(root, 'model');
     cpSync(EMBEDDED_MODEL, dir, { recursive: true });
     const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
     const text = JSON.stringify({ ...config, ndb: { ...config.ndb, program_tokens: programTokens } });
