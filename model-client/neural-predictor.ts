@@ -88,8 +88,8 @@ const DEFAULT_FRAME_RESERVE = 256;
  * training's steps take about 42 tokens); the cut gets the rest after the frame's reserve.
  */
 const CUT_HISTORY_RESERVE = 192;
-/** The tokens a cut program may take in a context of `maxPositions`, with the default frame reserve. */
-export const defaultProgramBudget = (maxPositions: number): number => maxPositions - DEFAULT_FRAME_RESERVE - CUT_HISTORY_RESERVE;
+/** The tokens a cut program may take in a context of `maxPositions`: what the frame's reserve and a few states leave. */
+export const programRoom = (maxPositions: number, frameReserve = DEFAULT_FRAME_RESERVE): number => maxPositions - frameReserve - CUT_HISTORY_RESERVE;
 /** Repr lengths a state too long for the context is shown with, longest first (MAX_REPR_CHARS otherwise). */
 const SHRUNK_REPR_CHARS = [40, 16] as const;
 /** When every frame ran out of tokens: samples and temperature of the second try. */
@@ -216,7 +216,7 @@ export class NeuralPredictor implements Predictor {
   private cutBudget(): CutBudget {
     const max = this.session.maxPositions;
     const frame = this.frameReserve();
-    const room = max - frame - CUT_HISTORY_RESERVE;
+    const room = programRoom(max, frame);
     const measure = (text: string) => this.tokenizer.encode(serializeContext(text)).length;
     if (this.programTokens !== undefined && this.programTokens < room) {
       return { measure, limit: this.programTokens, unit: 'tokens', explain: `95% of the programs it was trained on are within ${this.programTokens} tokens` };

@@ -7,7 +7,7 @@
  * entries near the end, their callees hundreds of lines above, among unrelated code.
  */
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ import { serializeContext } from '../grammar/serialize.js';
 import type { State } from '../grammar/state.js';
 import { CUT_GAP, type CutBudget, CutError, cutInfo, cutProgram } from '../program-analysis/cut.js';
 import { loadModelFolder, loadTokenizer } from '../model-client/model-folder.js';
-import { defaultProgramBudget, NeuralPredictor } from '../model-client/neural-predictor.js';
+import { NeuralPredictor, programRoom } from '../model-client/neural-predictor.js';
 import { programInfo } from '../program-analysis/program-info.js';
 import { sourceLines, traceFile } from '../tracer/run-tracer.js';
 import { EMBEDDED_MODEL } from './fixtures.js';
@@ -36,7 +36,7 @@ beforeAll(async () => {
   const folder = await loadModelFolder(EMBEDDED_MODEL);
   const tokenizer = await loadTokenizer(folder);
   measure = (text) => tokenizer.encode(serializeContext(text)).length;
-  MODEL_LIMIT = defaultProgramBudget(folder.config.max_position_embeddings);
+  MODEL_LIMIT = programRoom(folder.config.max_position_embeddings);
 });
 
 describe('what the entry reaches (cut.py)', () => {
@@ -176,12 +176,17 @@ describe('a model that declares the program length it trained on (config.json nd
     for (const dir of copies) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** A copy of the embedded model (removed after the tests) whose config.json declares `programTokens`, the manifest rewritten to match. */
+  /**
+   * A copy of the embedded model (removed after the tests) whose config.json declares
+   * `programTokens`, the manifest rewritten to match; its onnx/ is a link to the embedded one's
+   * (40 MB not copied).
+   */
   function declaring(programTokens: number): string {
     const root = mkdtempSync(join(tmpdir(), 'ndb-model-'));
     copies.push(root);
     const dir = join(root, 'model');
-    cpSync(EMBEDDED_MODEL, dir, { recursive: true });
+    cpSync(EMBEDDED_MODEL, dir, { recursive: true, filter: (src) => src !== join(EMBEDDED_MODEL, 'onnx') });
+    symlinkSync(join(EMBEDDED_MODEL, 'onnx'), join(dir, 'onnx'));
     const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
     const text = JSON.stringify({ ...config, ndb: { ...config.ndb, program_tokens: programTokens } });
     writeFileSync(join(dir, 'config.json'), text);

@@ -104,11 +104,13 @@ describe('tokenizeDataset', () => {
   it('writes documents from <|begin_of_text|> to <|end_of_text|> that fit the context', () => {
     const meta = JSON.parse(readFileSync(join(out, 'meta.json'), 'utf8'));
     expect(meta).toMatchObject({ vocab_size: VOCAB, context_length: CONTEXT, special_token_ids: { bos: 0, eos: 1, pad: ALL_TOKENS.length, frame_sep: tok.tokenId(TOKENS.frameSep) } });
+    let trainDocs: number[][] = [];
     for (const split of ['train', 'validation', 'test'] as const) {
       const bin = readFileSync(join(out, `${split}.bin`));
       const ids = Array.from({ length: bin.length / 2 }, (_, i) => bin.readUInt16LE(2 * i));
       if (ids.length > 0) expect(ids[0]).toBe(0);
       const docs = splitDocuments(ids);
+      if (split === 'train') trainDocs = docs;
       expect(docs.length).toBe(summary.splits[split]!.documents);
       expect(ids.length).toBe(summary.splits[split]!.tokens);
       for (const doc of docs) {
@@ -118,8 +120,6 @@ describe('tokenizeDataset', () => {
       }
     }
     // The training documents' program lengths (tokens before the first frame), which export_onnx.py declares.
-    const train = readFileSync(join(out, 'train.bin'));
-    const trainDocs = splitDocuments(Array.from({ length: train.length / 2 }, (_, i) => train.readUInt16LE(2 * i)));
     const programs = trainDocs.map((doc) => doc.indexOf(tok.tokenId(TOKENS.frameSep))).sort((a, b) => a - b);
     expect(meta.program_tokens).toEqual(summary.programTokens);
     expect(meta.program_tokens.max).toBe(programs[programs.length - 1]);
