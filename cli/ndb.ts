@@ -124,6 +124,7 @@ const DATA_TOKENIZER_FLAGS = {
   data: { type: 'string', value: 'DIR', description: 'the dataset (ndb data build)' },
   out: { type: 'string', value: 'MODEL_DIR', description: 'where tokenizer.json goes' },
   vocab: { type: 'string', value: 'N', description: 'vocabulary size (default 2048)' },
+  'split-strings': { type: 'boolean', description: 'encode string literals a character per token' },
 } satisfies FlagSpecs;
 
 const DATA_TOKENIZER = defineCommand({
@@ -135,13 +136,13 @@ const DATA_TOKENIZER = defineCommand({
 });
 
 async function dataTokenizerCommand({ values }: Parsed<typeof DATA_TOKENIZER_FLAGS>): Promise<void> {
-  if (!values.data || !values.out) throw new UsageError('usage: ndb data tokenizer --data DIR --out MODEL_DIR [--vocab N]');
+  if (!values.data || !values.out) throw new UsageError('usage: ndb data tokenizer --data DIR --out MODEL_DIR [--vocab N] [--split-strings]');
   requireDatasetFiles(values.data, ['train.jsonl']);
   const started = Date.now();
   // Loaded here only: training needs the `tokenizers` native binding, which no other command
   // (the debugger above all) loads.
   const { trainTokenizer } = await import('../data-pipeline/train-tokenizer.js');
-  await trainTokenizer({ files: [join(values.data, 'train.jsonl')], out: values.out, vocabSize: intFlag(values.vocab, 'vocab', 2048) });
+  await trainTokenizer({ files: [join(values.data, 'train.jsonl')], out: values.out, vocabSize: intFlag(values.vocab, 'vocab', 2048), splitStrings: values['split-strings'] ?? false });
   const tokenizer = await TraceTokenizer.load(values.out);
   process.stdout.write(`tokenizer     ${tokenizer.vocabSize} ids, written to ${values.out} in ${formatSeconds((Date.now() - started) / 1000)}\n`);
 }

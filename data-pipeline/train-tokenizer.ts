@@ -27,7 +27,9 @@ import {
   mergePair,
   PAD_TOKEN,
   PRE_TOKENIZER_PATTERN,
+  isTripleQuoted,
   SPECIAL_TOKENS,
+  STRING_LITERAL_PATTERN,
   TokenizerFileSchema,
 } from '../tokenizer/trace-tokenizer.js';
 
@@ -92,6 +94,8 @@ export interface TrainTokenizerOptions {
   maxDocs?: number;
   /** The `model_max_length` written to tokenizer_config.json. */
   modelMaxLength?: number;
+  /** Encode string literals a character per piece (tokenizer_config.json's `ndb_split_strings`); no merges are learned inside them. */
+  splitStrings?: boolean;
 }
 
 /**
@@ -100,7 +104,12 @@ export interface TrainTokenizerOptions {
  * must not merge across it; a newline does both, because the pattern keeps every newline a
  * piece of its own (so it adds no pair to count).
  */
-async function writeTrainingText(files: string[], maxDocs: number, out: string): Promise<number> {
+async function writeTrainingText(files: string[], maxDocs: number, out: string, splitStrings: boolean): Promise<number> {
+  const literal = new RegExp(STRING_LITERAL_PATTERN, 'gu');
+  // A literal's characters are pieces of their own when encoding: one per line here (and the
+  // literal on lines of its own, as the encoder cuts the text around it), so that
+  // no merge is spent on them (a triple-quoted literal is ordinary text, as in the encoder).
+  const unmerged = (text: string) => text.replace(literal, (lit) => (isTripleQuoted(lit) ? lit : `\n${[...lit].join('\n')}\n`));
   const texts: string[] = [];
   for (const file of files) {
     for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
@@ -108,7 +117,8 @@ async function writeTrainingText(files: string[], maxDocs: number, out: string):
       if (line.trim() === '') continue;
       const { text } = z.object({ text: z.string() }).parse(JSON.parse(line));
       // Payload text never holds `<|` (escape.ts): every match is a real token.
-      texts.push(text.replace(TOKEN_PATTERN, '\n'));
+      const plain = text.replace(TOKEN_PATTERN, '\n');
+      texts.push(splitStrings ? unmerged(plain) : plain);
     }
     if (texts.length >= maxDocs) break;
   }
@@ -125,7 +135,7 @@ export async function trainTokenizer(opts: TrainTokenizerOptions): Promise<void>
   let learned: [string, string][];
   try {
     const textFile = join(work, 'train.txt');
-    const docs = await writeTrainingText(opts.files, opts.maxDocs ?? Infinity, textFile);
+    const docs = await writeTrainingText(opts.files, opts.maxDocs ?? Infinity, textFile, opts.splitStrings ?? false);
     if (docs === 0) throw new Error('tokenizer: no documents to train on');
     const trainer = Tokenizer.fromString(JSON.stringify(tokenizerJson({}, [], [])));
     // (The Rust trainer prints a few empty lines to stdout; the binding cannot silence it.)
@@ -160,6 +170,7 @@ export async function trainTokenizer(opts: TrainTokenizerOptions): Promise<void>
     model_input_names: ['input_ids', 'attention_mask'],
     model_max_length: opts.modelMaxLength ?? DEFAULT_MODEL_MAX_LENGTH,
     tokenizer_class: 'PreTrainedTokenizerFast',
+    ...(opts.splitStrings ? { ndb_split_strings: true } : {}),
   };
   writeFileSync(join(opts.out, 'tokenizer_config.json'), JSON.stringify(config, null, 2) + '\n');
   writeFileSync(join(opts.out, 'special_tokens_map.json'), JSON.stringify(specialMap, null, 2) + '\n');

@@ -304,7 +304,7 @@ export class NeuralPredictor implements Predictor {
     const given = start === null ? [] : this.tokenizer.encode(start);
     const frame = guessFrame(directionOf(steps[steps.length - 1]!), steps, action, program.info, program.lines);
     // A guess must agree with the start the action fixes; its first draft is what follows that.
-    const guess = frame && (start === null || frame.start.startsWith(start)) ? { start: this.tokenizer.encode(frame.start.slice(start?.length ?? 0)), whole: this.tokenizer.encode(frame.whole) } : undefined;
+    const guess = frame && (start === null || frame.start.startsWith(start)) ? { start: continuation(this.tokenizer.encode(frame.start), given), whole: this.tokenizer.encode(frame.whole) } : undefined;
     const prediction = await this.decode({ ids: [...ids, ...given], rules: this.rules(action, prev), prev, given, started, passes, prefilled: 0, ...(guess ? { guess } : {}) }, opts);
     this.upcoming = prediction.kind === 'state' ? { steps, state: prediction.state } : null;
     return prediction;
@@ -541,4 +541,14 @@ function breakpointFunction(info: ProgramInfo, lines: readonly string[], line: n
   for (const g of info.functions) if (g.line < line && line <= g.endLine && (!f || g.line > f.line)) f = g;
   if (f) return f.name;
   return /^\S/.test(lines[line - 1] ?? '') ? '<module>' : undefined;
+}
+
+/**
+ * The tokens of a text after its start, as encoding the whole text gives them: encoding the
+ * rest alone can differ where the cut falls inside a piece (or, for a tokenizer that splits
+ * string literals, inside a literal, whose quotes the rest alone would pair the wrong way).
+ * Only a draft reads it, so where the two encodings disagree it is empty.
+ */
+function continuation(whole: readonly number[], start: readonly number[]): number[] {
+  return start.every((id, i) => whole[i] === id) ? whole.slice(start.length) : [];
 }

@@ -3,7 +3,7 @@
  * files (data-pipeline/tokenize.ts), on a small dataset traced here from real Python.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Tokenizer } from 'tokenizers';
@@ -90,6 +90,59 @@ describe('tokenizer', () => {
     expect(py.stderr).toBe('');
     expect(JSON.parse(py.stdout)).toEqual(tok.encode(joined));
   });
+});
+
+describe('a tokenizer that splits string literals (ndb_split_strings)', () => {
+  let split: TraceTokenizer;
+  let splitDir: string;
+  const pieces = (t: TraceTokenizer, text: string) => t.encode(text).map((id) => t.decode([id]));
+
+  beforeAll(async () => {
+    // The ordinary tokenizer's vocabulary with the key set: how a model's weights carry over.
+    splitDir = join(dir, 'tok-split');
+    mkdirSync(splitDir);
+    for (const file of ['tokenizer.json', 'special_tokens_map.json']) copyFileSync(join(dir, 'tok', file), join(splitDir, file));
+    const config = JSON.parse(readFileSync(join(dir, 'tok', 'tokenizer_config.json'), 'utf8'));
+    writeFileSync(join(splitDir, 'tokenizer_config.json'), JSON.stringify({ ...config, ndb_split_strings: true }));
+    split = await TraceTokenizer.load(splitDir);
+  });
+
+  it('encodes a character per token inside quotes and as before outside them', () => {
+    expect(tok.splitsStrings).toBe(false);
+    expect(split.splitsStrings).toBe(true);
+    expect(pieces(split, "s='AsDf ok'")).toEqual([...pieces(tok, 's='), ...["'", 'A', 's', 'D', 'f', ' ', 'o', 'k', "'"]]);
+    expect(pieces(split, `w="it's", e='a\\'b'`)).toEqual([...pieces(tok, 'w='), ...`"it's"`, ...pieces(tok, ', e='), ...`'a\\'b'`]);
+    // Docstrings are prose: ordinary pieces.
+    const doc = 'def f():\n    """Return the word \'count\'."""\n';
+    expect(split.encode(doc)).toEqual(tok.encode(doc));
+    expect(split.encode('total = 12 + n')).toEqual(tok.encode('total = 12 + n'));
+  });
+
+  it('encodes a prefix that ends inside a literal as the start of the whole', () => {
+    // What decoding relies on: a partly written value is encoded as the model saw it in training.
+    const whole = split.encode("x='abcde', y=1");
+    expect(whole.slice(0, split.encode("x='abc").length)).toEqual(split.encode("x='abc"));
+  });
+
+  it('round-trips any text', () => {
+    for (const text of [...TOKENIZER_EDGE_CASES, ...texts, "'unclosed \n'", '"""a\n\'b\'"""']) expect(split.decode(split.encode(text))).toBe(text);
+  });
+
+  it('encodes like training/bpe.py', () => {
+    const joined = [...texts.slice(0, 50), ...TOKENIZER_EDGE_CASES.map((t) => TOKENS.frameSep + t), `${TOKENS.frameSep}'a\\'\r'`, `${TOKENS.frameSep}"open`].join('');
+    const py = spawnSync(PYTHON, [BPE_PY, splitDir, '--encode'], { input: joined, encoding: 'utf8', maxBuffer: 1 << 28 });
+    expect(py.stderr).toBe('');
+    expect(JSON.parse(py.stdout)).toEqual(split.encode(joined));
+  });
+
+  it('is what `trainTokenizer({ splitStrings })` writes, with no merges learned inside literals', async () => {
+    const out = join(dir, 'tok-split-trained');
+    await trainTokenizer({ files: [join(dir, 'data', 'train.jsonl')], out, vocabSize: VOCAB, splitStrings: true });
+    const trained = await TraceTokenizer.load(out);
+    expect(trained.splitsStrings).toBe(true);
+    const vocab = Object.keys(JSON.parse(readFileSync(join(out, 'tokenizer.json'), 'utf8')).model.vocab as Record<string, number>);
+    expect(vocab.some((t) => t.length > 1 && t.includes("'"))).toBe(false);
+  }, 60_000);
 });
 
 describe('tokenizeDataset', () => {

@@ -47,6 +47,22 @@ export const DEFAULT_MODEL_MAX_LENGTH = 2048;
 export const PRE_TOKENIZER_PATTERN =
   '[0-9]| ?[A-Za-z_]+| ?[^0-9A-Za-z_\\t\\n\\v\\f\\r ]+|\\n|[\\t\\v\\f\\r ]+(?![^\\t\\n\\v\\f\\r ])|[\\t\\v\\f\\r ]+';
 
+/**
+ * String literals, for tokenizers that split them into characters (tokenizer_config.json's
+ * `ndb_split_strings`): a one-line '...' or "..." literal, or one left open at the end of the
+ * text (a prefix being decoded; `(?![\s\S])` is the end in every engine, Python's `$` is not). Triple-quoted ones (docstrings: prose) are matched first so
+ * that they stay ordinary text. Execution models fail most on string values; as digits are
+ * single pieces, a string's characters are then single pieces too, so `'AsDf'.swapcase()` is
+ * four one-character steps rather than a guess about two subword tokens.
+ * training/bpe.py has the same pattern.
+ */
+export const STRING_LITERAL_PATTERN = '"""[\\s\\S]*?"""|\'\'\'[\\s\\S]*?\'\'\'|\'(?:[^\'\\\\\\n]|\\\\[^\\n])*(?:\'|(?![\\s\\S]))|"(?:[^"\\\\\\n]|\\\\[^\\n])*(?:"|(?![\\s\\S]))';
+
+/** Whether a STRING_LITERAL_PATTERN match is a triple-quoted literal (which stays ordinary text). */
+export function isTripleQuoted(literal: string): boolean {
+  return literal.length >= 6 && literal[1] === literal[0] && literal[2] === literal[0];
+}
+
 /** GPT-2's map of the 256 bytes to printable characters (byte-level BPE works on these). */
 function byteToChar(): string[] {
   const printable = (b: number) => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
@@ -79,6 +95,9 @@ export const TokenizerFileSchema = z.object({
     merges: z.array(z.union([z.string(), z.tuple([z.string(), z.string()])])),
   }),
 });
+
+/** What TraceTokenizer reads of tokenizer_config.json (Hugging Face keeps unknown keys as init arguments). */
+export const TokenizerConfigSchema = z.object({ ndb_split_strings: z.boolean().default(false) });
 
 export function mergePair(merge: string | [string, string]): [string, string] {
   if (typeof merge !== 'string') return merge;
@@ -142,12 +161,14 @@ export class TraceTokenizer {
   private readonly specialOf = new Map<string, number>();
   private readonly specialSplit: RegExp;
   private readonly pieceSplit: RegExp;
+  /** STRING_LITERAL_PATTERN where string literals are split into characters, else null. */
+  private readonly stringSplit: RegExp | null;
   /** pairKey(left, right) -> rank; newIdOfRank[rank] is the merged token. */
   private readonly rankOf = new Map<number, number>();
   private readonly newIdOfRank: number[] = [];
   private readonly cache = new Map<string, number[]>();
 
-  private constructor(file: z.infer<typeof TokenizerFileSchema>) {
+  private constructor(file: z.infer<typeof TokenizerFileSchema>, config: z.infer<typeof TokenizerConfigSchema>) {
     const charToByte = new Map(BYTE_TO_CHAR.map((c, b) => [c, b]));
     for (const [token, id] of Object.entries(file.model.vocab)) {
       this.idOf.set(token, id);
@@ -173,11 +194,18 @@ export class TraceTokenizer {
     const specials = [...this.specialOf.keys()].sort((x, y) => y.length - x.length);
     this.specialSplit = new RegExp(specials.map(escapeRegExp).join('|'), 'gu');
     this.pieceSplit = new RegExp(file.pre_tokenizer.pretokenizers[0].pattern.Regex, 'gu');
+    this.stringSplit = config.ndb_split_strings ? new RegExp(STRING_LITERAL_PATTERN, 'gu') : null;
+    this.splitsStrings = config.ndb_split_strings;
   }
+
+  /** Whether string literals are encoded a character per piece (tokenizer_config.json's `ndb_split_strings`). */
+  readonly splitsStrings: boolean;
 
   static async load(folder: string): Promise<TraceTokenizer> {
     const raw: unknown = JSON.parse(await readFile(join(folder, 'tokenizer.json'), 'utf8'));
-    return new TraceTokenizer(TokenizerFileSchema.parse(raw));
+    // tokenizer_config.json is optional (Hugging Face's own files need not have it).
+    const configText = await readFile(join(folder, 'tokenizer_config.json'), 'utf8').catch(() => '{}');
+    return new TraceTokenizer(TokenizerFileSchema.parse(raw), TokenizerConfigSchema.parse(JSON.parse(configText)));
   }
 
   /** The id of a token (a special token, or a vocabulary entry in byte-level characters). */
@@ -210,8 +238,21 @@ export class TraceTokenizer {
     return new TextDecoder('utf-8', { ignoreBOM: true }).decode(Buffer.concat(parts));
   }
 
-  /** Text without special tokens: the pre-tokenizer's pieces (matches and the gaps between them), each merged. */
+  /** Text without special tokens: string literals a character per piece where the tokenizer says so, the rest by encodePieces. */
   private encodeOrdinary(text: string, ids: number[]): void {
+    if (!this.stringSplit) return this.encodePieces(text, ids);
+    let last = 0;
+    for (const m of text.matchAll(this.stringSplit)) {
+      if (isTripleQuoted(m[0])) continue; // left in the ordinary text around it
+      this.encodePieces(text.slice(last, m.index), ids);
+      for (const char of m[0]) this.encodePiece(char, ids);
+      last = m.index + m[0].length;
+    }
+    this.encodePieces(text.slice(last), ids);
+  }
+
+  /** The pre-tokenizer's pieces (matches and the gaps between them), each merged. */
+  private encodePieces(text: string, ids: number[]): void {
     let last = 0;
     for (const m of text.matchAll(this.pieceSplit)) {
       if (m.index > last) this.encodePiece(text.slice(last, m.index), ids);

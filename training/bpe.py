@@ -42,6 +42,12 @@ def _byte_to_char() -> list[str]:
 
 _BYTE_TO_CHAR = _byte_to_char()
 
+# tokenizer/trace-tokenizer.ts's STRING_LITERAL_PATTERN: where tokenizer_config.json sets
+# ndb_split_strings, every character of a one-line string literal is its own piece.
+_STRING_LITERAL = re.compile(
+    r'''"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|\'(?:[^\'\\\n]|\\[^\n])*(?:\'|(?![\s\S]))|"(?:[^"\\\n]|\\[^\n])*(?:"|(?![\s\S]))'''
+)
+
 
 def _merge_pair(merge) -> tuple[str, str]:
     if isinstance(merge, str):
@@ -84,6 +90,8 @@ class BPETokenizer:
     def __init__(self, folder: str | Path):
         config = json.loads((Path(folder) / "tokenizer.json").read_text(encoding="utf-8"))
         _check_config(config)
+        hf_config = Path(folder) / "tokenizer_config.json"
+        self.splits_strings = hf_config.exists() and json.loads(hf_config.read_text(encoding="utf-8")).get("ndb_split_strings", False) is True
         model = config["model"]
         self.vocab: dict[str, int] = dict(model["vocab"])
         char_to_byte = {c: b for b, c in enumerate(_BYTE_TO_CHAR)}
@@ -126,6 +134,20 @@ class BPETokenizer:
         return b"".join(self._bytes[i] for i in ids).decode("utf-8", errors="replace")
 
     def _encode_ordinary(self, text: str, ids: list[int]) -> None:
+        if not self.splits_strings:
+            return self._encode_pieces(text, ids)
+        last = 0
+        for m in _STRING_LITERAL.finditer(text):
+            lit = m.group()
+            if len(lit) >= 6 and lit[0] == lit[1] == lit[2]:
+                continue  # a docstring: left in the ordinary text around it
+            self._encode_pieces(text[last : m.start()], ids)
+            for char in lit:
+                self._encode_piece(char, ids)
+            last = m.end()
+        self._encode_pieces(text[last:], ids)
+
+    def _encode_pieces(self, text: str, ids: list[int]) -> None:
         last = 0
         for m in self._piece_split.finditer(text):
             if m.start() > last:
