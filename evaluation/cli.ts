@@ -3,7 +3,7 @@
  * tasks. Each subcommand's flags are declared here (cli/command-line.ts); cli/ndb.ts adds
  * them and owns the one-line usage error (passed in as `usage`).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineCommand, type FlagSpecs, type Parsed, type UsageErrorFactory } from '../cli/command-line.js';
 import { requireDatasetFiles } from '../data-pipeline/data-input.js';
@@ -15,7 +15,7 @@ import { PartialFrameDecoder } from '../model-client/partial-frame.js';
 import { NextLineBaseline } from './baselines.js';
 import { evaluateCruxEval, formatCruxEval } from './cruxeval.js';
 import { HeldoutFileError, makeHeldout, readHeldout } from './heldout.js';
-import { evaluateStates, formatStates } from './states.js';
+import { evaluateStates, formatStates, type StateMiss } from './states.js';
 import { evaluateVerify, formatVerifyEval } from './verify-eval.js';
 
 
@@ -101,6 +101,7 @@ const STATES_FLAGS = {
   model: { type: 'string', value: 'DIR', description: 'a model folder (default: models/default)' },
   precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32; int8: the folder's int8 file)" },
   'compare-unconstrained': { type: 'boolean', description: 'also score the model decoding without the control-flow constraint (the impossible stops it removes)' },
+  misses: { type: 'string', value: 'FILE.jsonl', description: "write every step the model got wrong (the state before, the action, the truth, the prediction) to FILE" },
 } satisfies FlagSpecs;
 
 const STATES_COMMAND = defineCommand({
@@ -118,6 +119,8 @@ async function statesCommand({ values }: Parsed<typeof STATES_FLAGS>, usage: Usa
   const precision = precisionOf(values.precision, usage);
   const model = await loadModel(dir, precision, usage);
   const unconstrained = values['compare-unconstrained'] ? await loadModel(dir, precision, usage, false) : null;
+  const misses: string[] | null = values.misses ? [] : null;
+  if (values.misses) writeFileSync(values.misses, ''); // an unwritable path fails now, not after the run
   try {
     const bar = new ProgressBar('programs', rows.length);
     const report = await evaluateStates(
@@ -127,8 +130,9 @@ async function statesCommand({ values }: Parsed<typeof STATES_FLAGS>, usage: Usa
         ...(unconstrained ? [{ name: 'unconstrained', predictor: unconstrained }] : []),
         { name: 'baseline', predictor: new NextLineBaseline() },
       ],
-      { onProgress: (done) => bar.update(done) },
+      { onProgress: (done) => bar.update(done), ...(misses ? { onMiss: (miss: StateMiss) => miss.predictor === 'model' && misses.push(JSON.stringify(miss)) } : {}) },
     );
+    if (values.misses && misses) writeFileSync(values.misses, misses.map((m) => m + '\n').join(''));
     const labels = { model: `model (${dir})`, unconstrained: `model (${dir}) without the control-flow constraint`, baseline: 'baseline: same locals, next line' };
     process.stdout.write(values.json ? JSON.stringify({ modelDir: dir, ...report }, null, 2) + '\n' : formatStates(report, labels));
   } finally {

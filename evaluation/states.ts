@@ -28,7 +28,7 @@
 import { Rng } from '../util/rng.js';
 import { TRACE_LIMITS } from '../data-pipeline/check.js';
 import { sampleTrajectory } from '../data-pipeline/trajectories.js';
-import { type ActionKind, type Exit, FORWARD_ACTION_KINDS, INVERSE_ACTION_KINDS, type Locals, type State, type Trajectory } from '../grammar/state.js';
+import { type Action, type ActionKind, type Exit, FORWARD_ACTION_KINDS, INVERSE_ACTION_KINDS, type Locals, type State, type Trajectory } from '../grammar/state.js';
 import { truncateRepr, truncateState } from '../grammar/truncate.js';
 import type { Prediction, Predictor } from '../model-client/predictor.js';
 import { sameState } from './tracer-predictor.js';
@@ -193,6 +193,7 @@ async function scoreRow(
   flow: ProgramFlow | null,
   score: (action: ActionKind, scores: Partial<Record<Component, boolean>>, error: boolean, impossible: boolean) => void,
   failed: (err: unknown) => void,
+  missed?: (miss: Omit<StateMiss, 'predictor'>) => void,
 ): Promise<void> {
   // A start that fails (a program past the model's context) fails every step.
   let started = true;
@@ -216,7 +217,9 @@ async function scoreRow(
         }
       }
       const impossible = flow !== null && predicted !== null && impossibleMove(flow, t.direction, t.steps[i]!.state, action, predicted.kind === 'state' ? { state: predicted.state } : { exit: predicted.exit }) !== null;
-      score(action.kind, compare(truth, predicted), predicted === null, impossible);
+      const scores = compare(truth, predicted);
+      score(action.kind, scores, predicted === null, impossible);
+      if (!scores.exact) missed?.({ id: row.id, direction: t.direction, step: i, action, before: t.steps[i]!.state, truth, predicted });
     }
   }
 }
@@ -229,9 +232,24 @@ async function programFlow(code: string): Promise<ProgramFlow | null> {
   return { flow, lines, names: FrameNames.ofProgram(lines) };
 }
 
+/** A step a predictor got wrong (or failed on: `predicted` null), for reading what goes wrong. */
+export interface StateMiss {
+  predictor: string;
+  id: string;
+  direction: Trajectory['direction'];
+  /** The step's index in its trajectory. */
+  step: number;
+  action: Action;
+  before: State;
+  truth: Outcome;
+  predicted: Outcome | null;
+}
+
 export interface EvaluateStatesOptions {
   seed?: number;
   onProgress?: (done: number, total: number) => void;
+  /** Called for every step a predictor does not get exactly right. */
+  onMiss?: (miss: StateMiss) => void;
 }
 
 export async function evaluateStates(rows: readonly HeldoutRow[], predictors: readonly NamedPredictor[], opts: EvaluateStatesOptions = {}): Promise<StatesReport> {
@@ -252,7 +270,7 @@ export async function evaluateStates(rows: readonly HeldoutRow[], predictors: re
       trajectories += sampled.length;
       const flow = await programFlow(row.code);
       for (const { name, predictor } of predictors) {
-        await scoreRow(row, sampled, predictor, flow, (action, scores, error, impossible) => tally.add(name, action, scores, error, impossible), (err) => failed(`${name} ${row.id}`, err));
+        await scoreRow(row, sampled, predictor, flow, (action, scores, error, impossible) => tally.add(name, action, scores, error, impossible), (err) => failed(`${name} ${row.id}`, err), opts.onMiss && ((miss) => opts.onMiss!({ predictor: name, ...miss })));
       }
     }
     opts.onProgress?.(index + 1, rows.length);

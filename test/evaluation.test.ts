@@ -5,9 +5,9 @@
  * skipped, saying so, without one). Only consistency is checked, never accuracy.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NextLineBaseline } from '../evaluation/baselines.js';
 import { type Attempt, calibration, type CruxReport, type CruxSummary } from '../evaluation/cruxeval.js';
@@ -15,7 +15,7 @@ import { makeHeldout, readHeldout, realPrograms, renameEntry } from '../evaluati
 import { packageCallsFile, stdlibCallsFile } from '../data-pipeline/corpora/module-calls.js';
 import { splitOf } from '../data-pipeline/split.js';
 import { checkRows } from '../evaluation/python-rows.js';
-import { ACTION_KINDS, evaluateStates, type StatesReport } from '../evaluation/states.js';
+import { ACTION_KINDS, evaluateStates, type StateMiss, type StatesReport } from '../evaluation/states.js';
 import { HAS_MODEL, MODEL_DIR, ROOT, warnWithoutModel } from './fixtures.js';
 
 const NDB = join(ROOT, 'bin', 'ndb.js');
@@ -168,13 +168,23 @@ describe('next-state evaluation', () => {
     expect(all.impossible).toBeLessThanOrEqual(all.steps - all.errors);
   });
 
-  it.skipIf(!HAS_MODEL)('ndb eval states --json --compare-unconstrained: no impossible stop under the constraint, counts that add up', () => {
-    const r = ndb('eval', 'states', '--limit', '2', '--json', '--model', MODEL_DIR, '--compare-unconstrained');
+  it.skipIf(!HAS_MODEL)('ndb eval states --json --compare-unconstrained --misses: no impossible stop under the constraint, counts that add up, a miss line per wrong step', () => {
+    const missFile = join(mkdtempSync(join(tmpdir(), 'ndb-misses-')), 'misses.jsonl');
+    const r = ndb('eval', 'states', '--limit', '2', '--json', '--model', MODEL_DIR, '--compare-unconstrained', '--misses', missFile);
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as StatesReport;
     expect(report.programs).toBe(2);
     expectConsistentStates(report, ['model', 'unconstrained', 'baseline']);
     for (const x of report.results.filter((x) => x.predictor === 'model')) expect(x.impossible, x.action).toBe(0);
+    const misses = readFileSync(missFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as StateMiss);
+    const model = report.results.find((x) => x.predictor === 'model' && x.action === 'all')!;
+    expect(misses).toHaveLength(model.steps - model.exact.match);
+    for (const m of misses) {
+      expect(m.predictor).toBe('model');
+      expect(ACTION_KINDS).toContain(m.action.kind);
+      expect(m.predicted).not.toEqual(m.truth);
+    }
+    rmSync(dirname(missFile), { recursive: true, force: true });
   });
 });
 
