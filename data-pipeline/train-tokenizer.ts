@@ -27,7 +27,7 @@ import {
   mergePair,
   PAD_TOKEN,
   PRE_TOKENIZER_PATTERN,
-  isTripleQuoted,
+  isWholeLiteral,
   SPECIAL_TOKENS,
   STRING_LITERAL_PATTERN,
   TokenizerFileSchema,
@@ -108,8 +108,8 @@ async function writeTrainingText(files: string[], maxDocs: number, out: string, 
   const literal = new RegExp(STRING_LITERAL_PATTERN, 'gu');
   // A literal's characters are pieces of their own when encoding: one per line here (and the
   // literal on lines of its own, as the encoder cuts the text around it), so that
-  // no merge is spent on them (a triple-quoted literal is ordinary text, as in the encoder).
-  const unmerged = (text: string) => text.replace(literal, (lit) => (isTripleQuoted(lit) ? lit : `\n${[...lit].join('\n')}\n`));
+  // no merge is spent on them (what the encoder leaves whole stays ordinary text).
+  const unmerged = (text: string) => text.replace(literal, (lit) => (isWholeLiteral(lit) ? lit : `\n${[...lit].join('\n')}\n`));
   const texts: string[] = [];
   for (const file of files) {
     for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {

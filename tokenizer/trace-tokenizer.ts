@@ -49,18 +49,22 @@ export const PRE_TOKENIZER_PATTERN =
 
 /**
  * String literals, for tokenizers that split them into characters (tokenizer_config.json's
- * `ndb_split_strings`): a one-line '...' or "..." literal, or one left open at the end of the
- * text (a prefix being decoded; `(?![\s\S])` is the end in every engine, Python's `$` is not). Triple-quoted ones (docstrings: prose) are matched first so
- * that they stay ordinary text. Execution models fail most on string values; as digits are
- * single pieces, a string's characters are then single pieces too, so `'AsDf'.swapcase()` is
- * four one-character steps rather than a guess about two subword tokens.
- * training/bpe.py has the same pattern.
+ * `ndb_split_strings`): a one-line single-quoted literal, or one left open at the end of the
+ * text (a value being written; `(?![\s\S])` is the end in every engine, Python's `$` is not).
+ * Single quotes only: that is how Python writes a str's repr, and every value in the trace is
+ * a repr inside a JSON string (`{"name": "['ab', 'c']"}`), whose double quotes, and keys (the
+ * names), stay ordinary text. Matched first and left whole, so that an apostrophe in them
+ * pairs with nothing: triple-quoted literals (docstrings: prose) and, inside JSON, a repr that
+ * Python wrote in double quotes because the str holds a single quote (`\"it's\"`).
+ * Execution models fail most on string values; as digits are single pieces, a str's
+ * characters then are too, so `'AsDf'.swapcase()` is four one-character steps rather than a
+ * guess about two subword tokens. training/bpe.py has the same pattern.
  */
-export const STRING_LITERAL_PATTERN = '"""[\\s\\S]*?"""|\'\'\'[\\s\\S]*?\'\'\'|\'(?:[^\'\\\\\\n]|\\\\[^\\n])*(?:\'|(?![\\s\\S]))|"(?:[^"\\\\\\n]|\\\\[^\\n])*(?:"|(?![\\s\\S]))';
+export const STRING_LITERAL_PATTERN = String.raw`"""[\s\S]*?"""|'''[\s\S]*?'''|\\"(?:[^"\\\n]|\\[^"\n])*\\"|'(?:[^'\\\n]|\\[^\n])*(?:'|(?![\s\S]))`;
 
-/** Whether a STRING_LITERAL_PATTERN match is a triple-quoted literal (which stays ordinary text). */
-export function isTripleQuoted(literal: string): boolean {
-  return literal.length >= 6 && literal[1] === literal[0] && literal[2] === literal[0];
+/** Whether a STRING_LITERAL_PATTERN match stays ordinary text: all but a single-quoted literal. */
+export function isWholeLiteral(literal: string): boolean {
+  return literal[0] !== "'" || literal.startsWith("'''");
 }
 
 /** GPT-2's map of the 256 bytes to printable characters (byte-level BPE works on these). */
@@ -243,7 +247,7 @@ export class TraceTokenizer {
     if (!this.stringSplit) return this.encodePieces(text, ids);
     let last = 0;
     for (const m of text.matchAll(this.stringSplit)) {
-      if (isTripleQuoted(m[0])) continue; // left in the ordinary text around it
+      if (isWholeLiteral(m[0])) continue; // left in the ordinary text around it
       this.encodePieces(text.slice(last, m.index), ids);
       for (const char of m[0]) this.encodePiece(char, ids);
       last = m.index + m[0].length;

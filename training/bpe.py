@@ -43,9 +43,10 @@ def _byte_to_char() -> list[str]:
 _BYTE_TO_CHAR = _byte_to_char()
 
 # tokenizer/trace-tokenizer.ts's STRING_LITERAL_PATTERN: where tokenizer_config.json sets
-# ndb_split_strings, every character of a one-line string literal is its own piece.
+# ndb_split_strings, every character of a one-line single-quoted literal is its own piece;
+# the other matches (triple-quoted, and a JSON-escaped double-quoted repr) stay ordinary text.
 _STRING_LITERAL = re.compile(
-    r'''"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|\'(?:[^\'\\\n]|\\[^\n])*(?:\'|(?![\s\S]))|"(?:[^"\\\n]|\\[^\n])*(?:"|(?![\s\S]))'''
+    r'"""[\s\S]*?"""' "|" r"'''[\s\S]*?'''" "|" r'\\"(?:[^"\\\n]|\\[^"\n])*\\"' "|" r"'(?:[^'\\\n]|\\[^\n])*(?:'|(?![\s\S]))"
 )
 
 
@@ -139,8 +140,8 @@ class BPETokenizer:
         last = 0
         for m in _STRING_LITERAL.finditer(text):
             lit = m.group()
-            if len(lit) >= 6 and lit[0] == lit[1] == lit[2]:
-                continue  # a docstring: left in the ordinary text around it
+            if lit[0] != "'" or lit.startswith("'''"):
+                continue  # left in the ordinary text around it
             self._encode_pieces(text[last : m.start()], ids)
             for char in lit:
                 self._encode_piece(char, ids)
