@@ -14,6 +14,7 @@
  */
 import type { Action, Exit, State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, truncateText } from '../grammar/truncate.js';
+import { CutError } from '../program-analysis/cut.js';
 import { type Entry, EntryError } from '../program-analysis/entry-state.js';
 import { sourceLines } from '../tracer/run-tracer.js';
 import { FrameBudgetError } from './decode.js';
@@ -37,9 +38,9 @@ export class NoPrediction extends Error {
   }
 }
 
-/** The model's doing (no frame within the token budget, a prompt past its context, no usable answer), not a bug of ndb's. */
+/** The model's doing (no frame within the token budget, a prompt or a program past its context, no usable answer), not a bug of ndb's. */
 export function isModelFailure(err: unknown): boolean {
-  return err instanceof NoPrediction || err instanceof FrameBudgetError || err instanceof ContextOverflowError;
+  return err instanceof NoPrediction || err instanceof FrameBudgetError || err instanceof ContextOverflowError || err instanceof CutError;
 }
 
 /**

@@ -10,6 +10,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NextLineBaseline } from '../evaluation/baselines.js';
+import { failureKind } from '../evaluation/failures.js';
+import { NoPrediction } from '../model-client/call-outcome.js';
+import { FrameBudgetError } from '../model-client/decode.js';
+import { ContextOverflowError } from '../model-client/onnx-session.js';
+import { CutError } from '../program-analysis/cut.js';
 import { type Attempt, calibration, type CruxReport, type CruxSummary } from '../evaluation/cruxeval.js';
 import { makeHeldout, readHeldout, realPrograms, renameEntry } from '../evaluation/heldout.js';
 import { packageCallsFile, stdlibCallsFile } from '../data-pipeline/corpora/module-calls.js';
@@ -150,6 +155,16 @@ function expectConsistentCrux(report: CruxReport, task: 'output' | 'input', rows
   expectConsistentSummary(report.baseline, report.items.map((i) => i.baseline));
   expect(report.baseline.name).toBeTruthy();
 }
+
+describe('failure kinds', () => {
+  it("counts the model's limits as its failures and anything else as ndb's", () => {
+    expect(failureKind(new CutError('f alone takes 550 tokens, more than the 491 the model has'))).toBe('model');
+    expect(failureKind(new ContextOverflowError(1100, 1024))).toBe('model');
+    expect(failureKind(new FrameBudgetError(512, 'x'))).toBe('model');
+    expect(failureKind(new NoPrediction('exit never'))).toBe('model');
+    expect(failureKind(new TypeError('x is undefined'))).toBe('internal');
+  });
+});
 
 describe('next-state evaluation', () => {
   it('scores the baseline with the same code (no model needed)', async () => {
