@@ -130,6 +130,14 @@ describe('a tokenizer that splits string literals (ndb_split_strings)', () => {
     expect(split.encode('total = 12 + n')).toEqual(tok.encode('total = 12 + n'));
   });
 
+  it('refuses a tokenizer_config.json that is not JSON, saying which file', async () => {
+    const bad = join(dir, 'tok-bad-config');
+    mkdirSync(bad);
+    copyFileSync(join(dir, 'tok', 'tokenizer.json'), join(bad, 'tokenizer.json'));
+    writeFileSync(join(bad, 'tokenizer_config.json'), '{"ndb_split_strings": tru');
+    await expect(TraceTokenizer.load(bad)).rejects.toThrow(/tokenizer_config\.json beside it is not valid/);
+  });
+
   it('encodes a prefix that ends inside a literal as the start of the whole', () => {
     // What decoding relies on: a partly written value is encoded as the model saw it in training.
     const whole = split.encode("x='abcde', y=1");

@@ -199,17 +199,24 @@ export class TraceTokenizer {
     this.specialSplit = new RegExp(specials.map(escapeRegExp).join('|'), 'gu');
     this.pieceSplit = new RegExp(file.pre_tokenizer.pretokenizers[0].pattern.Regex, 'gu');
     this.stringSplit = config.ndb_split_strings ? new RegExp(STRING_LITERAL_PATTERN, 'gu') : null;
-    this.splitsStrings = config.ndb_split_strings;
   }
 
   /** Whether string literals are encoded a character per piece (tokenizer_config.json's `ndb_split_strings`). */
-  readonly splitsStrings: boolean;
+  get splitsStrings(): boolean {
+    return this.stringSplit !== null;
+  }
 
   static async load(folder: string): Promise<TraceTokenizer> {
     const raw: unknown = JSON.parse(await readFile(join(folder, 'tokenizer.json'), 'utf8'));
     // tokenizer_config.json is optional (Hugging Face's own files need not have it).
     const configText = await readFile(join(folder, 'tokenizer_config.json'), 'utf8').catch(() => '{}');
-    return new TraceTokenizer(TokenizerFileSchema.parse(raw), TokenizerConfigSchema.parse(JSON.parse(configText)));
+    let config: z.infer<typeof TokenizerConfigSchema>;
+    try {
+      config = TokenizerConfigSchema.parse(JSON.parse(configText));
+    } catch (err) {
+      throw new Error(`tokenizer_config.json beside it is not valid: ${(err as Error).message.split('\n')[0]}`);
+    }
+    return new TraceTokenizer(TokenizerFileSchema.parse(raw), config);
   }
 
   /** The id of a token (a special token, or a vocabulary entry in byte-level characters). */
