@@ -119,8 +119,11 @@ async function statesCommand({ values }: Parsed<typeof STATES_FLAGS>, usage: Usa
   const precision = precisionOf(values.precision, usage);
   const model = await loadModel(dir, precision, usage);
   const unconstrained = values['compare-unconstrained'] ? await loadModel(dir, precision, usage, false) : null;
-  const misses: string[] | null = values.misses ? [] : null;
+  const misses: string[] = [];
   if (values.misses) writeFileSync(values.misses, ''); // an unwritable path fails now, not after the run
+  const keepModelMiss = (miss: StateMiss) => {
+    if (miss.predictor === 'model') misses.push(JSON.stringify(miss));
+  };
   try {
     const bar = new ProgressBar('programs', rows.length);
     const report = await evaluateStates(
@@ -130,9 +133,9 @@ async function statesCommand({ values }: Parsed<typeof STATES_FLAGS>, usage: Usa
         ...(unconstrained ? [{ name: 'unconstrained', predictor: unconstrained }] : []),
         { name: 'baseline', predictor: new NextLineBaseline() },
       ],
-      { onProgress: (done) => bar.update(done), ...(misses ? { onMiss: (miss: StateMiss) => miss.predictor === 'model' && misses.push(JSON.stringify(miss)) } : {}) },
+      { onProgress: (done) => bar.update(done), ...(values.misses ? { onMiss: keepModelMiss } : {}) },
     );
-    if (values.misses && misses) writeFileSync(values.misses, misses.map((m) => m + '\n').join(''));
+    if (values.misses) writeFileSync(values.misses, misses.map((m) => m + '\n').join(''));
     const labels = { model: `model (${dir})`, unconstrained: `model (${dir}) without the control-flow constraint`, baseline: 'baseline: same locals, next line' };
     process.stdout.write(values.json ? JSON.stringify({ modelDir: dir, ...report }, null, 2) + '\n' : formatStates(report, labels));
   } finally {
