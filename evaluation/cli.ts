@@ -129,8 +129,8 @@ async function statesCommand({ values }: Parsed<typeof STATES_FLAGS>, usage: Usa
     const report = await evaluateStates(
       rows,
       [
-        { name: 'model', predictor: model },
-        ...(unconstrained ? [{ name: 'unconstrained', predictor: unconstrained }] : []),
+        { name: 'model', predictor: model, probabilities: true },
+        ...(unconstrained ? [{ name: 'unconstrained', predictor: unconstrained, probabilities: true }] : []),
         { name: 'baseline', predictor: new NextLineBaseline() },
       ],
       { onProgress: (done) => bar.update(done), ...(values.misses ? { onMiss: keepModelMiss } : {}) },

@@ -38,6 +38,7 @@ import { sourceLines } from '../tracer/run-tracer.js';
 import { describeError, failureKind, type InternalError } from './failures.js';
 import type { HeldoutRow } from './heldout.js';
 import { checkRows, type Inspection, inspectRows } from './python-rows.js';
+import { type CalibrationBand, calibration, formatCalibration } from './calibration.js';
 
 export type CruxTask = 'output' | 'input';
 
@@ -49,14 +50,6 @@ export interface Attempt {
   confidence?: number;
   /** Why there is no prediction, or why the check failed to run. */
   error?: string;
-}
-
-/** Does confidence mean something: predictions by the confidence shown, and how often each band is right. */
-export interface CalibrationBand {
-  /** The band's lower bound: a prediction shown at `from` or more (and below the next band's). */
-  from: number;
-  predictions: number;
-  passed: number;
 }
 
 export interface CruxItem {
@@ -222,31 +215,18 @@ export async function evaluateCruxEval(rows: readonly HeldoutRow[], p: NeuralPre
   return {
     task: opts.task,
     ...(opts.task === 'output' ? { method } : {}),
-    model: { ...summary(model), calibration: calibration(model) },
+    model: { ...summary(model), calibration: calibrationOf(model) },
     baseline: { name: BASELINE_NAMES[opts.task], ...summary(baseline) },
     items: rows.map((row, i) => ({ id: row.id, model: model[i]!, baseline: baseline[i]! })),
     internalErrors,
   };
 }
 
-const BANDS = [0.9, 0.5, 0] as const;
-
-export function calibration(attempts: readonly Attempt[]): CalibrationBand[] {
-  return BANDS.map((from, i) => {
-    const to = i === 0 ? Infinity : BANDS[i - 1]!;
-    const inBand = attempts.filter((a) => a.confidence !== undefined && a.confidence >= from && a.confidence < to);
-    return { from, predictions: inBand.length, passed: inBand.filter((a) => a.passed).length };
-  });
+export function calibrationOf(attempts: readonly Attempt[]): CalibrationBand[] {
+  return calibration(attempts.map((a) => ({ ...(a.confidence === undefined ? {} : { confidence: a.confidence }), right: a.passed })));
 }
 
 const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
-
-/** `shown at 90%+: 12 predictions, 75.0% right; ...` */
-export function formatCalibration(bands: readonly CalibrationBand[]): string {
-  return bands
-    .map((b, i) => `${i === 0 ? `${b.from * 100}%+` : `${b.from * 100}-${BANDS[i - 1]! * 100}%`}: ${b.predictions} predictions, ${pct(b.predictions === 0 ? null : b.passed / b.predictions)} right`)
-    .join('; ');
-}
 
 /** The report as a short table; the last line is the model's `pass@1: X%`. */
 export function formatCruxEval(report: CruxReport): string {

@@ -39,6 +39,7 @@ import { FrameNames } from '../model-client/loc-constraint.js';
 import { sourceLines, TraceFailure, traceSource } from '../tracer/run-tracer.js';
 import { describeError, failureKind, type InternalError } from './failures.js';
 import type { HeldoutRow } from './heldout.js';
+import { type CalibrationBand, type ConfidencePoint, calibration, formatCalibration } from './calibration.js';
 
 export const ACTION_KINDS: readonly ActionKind[] = [...FORWARD_ACTION_KINDS, ...INVERSE_ACTION_KINDS];
 export const DEFAULT_SEED = 0;
@@ -80,6 +81,13 @@ export interface StatesReport {
   skipped: { id: string; reason: string }[];
   /** Per predictor: all actions, then each action. */
   results: StatesResult[];
+  /**
+   * Per predictor whose predictions carry the model's confidence: each value it wrote (a
+   * local a frame sets, a return value or exception) banded by the confidence shown beside it
+   * (what the Variables view and the hovers show), and each next state by its frame's
+   * confidence, against how often they are right.
+   */
+  calibration: Record<string, { values: CalibrationBand[]; states: CalibrationBand[] }>;
   /** Predictions that failed inside ndb (counted among the errors too). */
   internalErrors: InternalError[];
 }
@@ -87,6 +95,8 @@ export interface StatesReport {
 export interface NamedPredictor {
   name: string;
   predictor: Predictor;
+  /** Its predictions carry the model's probabilities, to band for calibration (a rule's have none). */
+  probabilities?: boolean;
 }
 
 const sameLocals = (a: Locals, b: Locals) => Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
@@ -193,6 +203,7 @@ async function scoreRow(
   flow: ProgramFlow | null,
   score: (action: ActionKind, scores: Partial<Record<Component, boolean>>, error: boolean, impossible: boolean) => void,
   failed: (err: unknown) => void,
+  shown: (points: { values: ConfidencePoint[]; state: ConfidencePoint }) => void,
   missed?: (miss: Omit<StateMiss, 'predictor'>) => void,
 ): Promise<void> {
   // A start that fails (a program past the model's context) fails every step.
@@ -209,9 +220,11 @@ async function scoreRow(
       if (!truth) continue;
       const action = t.steps[i]!.action;
       let predicted: Outcome | null = null;
+      let prediction: Prediction | null = null;
       if (started) {
         try {
-          predicted = outcomeOf(await predictor.predict(t.steps.slice(0, i + 1), action));
+          prediction = await predictor.predict(t.steps.slice(0, i + 1), action);
+          predicted = outcomeOf(prediction);
         } catch (err) {
           failed(err);
         }
@@ -219,9 +232,23 @@ async function scoreRow(
       const impossible = flow !== null && predicted !== null && impossibleMove(flow, t.direction, t.steps[i]!.state, action, predicted.kind === 'state' ? { state: predicted.state } : { exit: predicted.exit }) !== null;
       const scores = compare(truth, predicted);
       score(action.kind, scores, predicted === null, impossible);
+      if (prediction?.origin === 'model' && predicted) shown(confidencePoints(prediction, predicted, truth, scores.exact === true));
       if (!scores.exact) missed?.({ id: row.id, direction: t.direction, step: i, action, before: t.steps[i]!.state, truth, predicted });
     }
   }
+}
+
+/** What a model prediction showed with a confidence, and whether each is right. */
+function confidencePoints(prediction: Prediction, predicted: Outcome, truth: Outcome, exact: boolean): { values: ConfidencePoint[]; state: ConfidencePoint } {
+  const values: ConfidencePoint[] = [];
+  const { confidence } = prediction;
+  if (prediction.kind === 'state' && predicted.kind === 'state') {
+    for (const [name, c] of Object.entries(prediction.confidence.locals)) {
+      values.push({ confidence: c, right: truth.kind === 'state' && truth.state.locals[name] === predicted.state.locals[name] });
+    }
+  }
+  if (confidence.value !== undefined) values.push({ confidence: confidence.value, right: valueOf(truth) !== undefined && valueOf(truth) === valueOf(predicted) });
+  return { values, state: { confidence: confidence.frame, right: exact } };
 }
 
 /** The row's control flow for the impossible-stop count; null when it cannot be read (the count then stays 0). */
@@ -260,6 +287,13 @@ export async function evaluateStates(rows: readonly HeldoutRow[], predictors: re
   const failed = (id: string, err: unknown) => {
     if (failureKind(err) === 'internal') internalErrors.push({ id, message: describeError(err) });
   };
+  const shown = new Map<string, { values: ConfidencePoint[]; states: ConfidencePoint[] }>();
+  const keepShown = (name: string) => (points: { values: ConfidencePoint[]; state: ConfidencePoint }) => {
+    const kept = shown.get(name) ?? { values: [], states: [] };
+    shown.set(name, kept);
+    kept.values.push(...points.values);
+    kept.states.push(points.state);
+  };
   let traced = 0;
   let trajectories = 0;
   for (const [index, row] of rows.entries()) {
@@ -269,14 +303,15 @@ export async function evaluateStates(rows: readonly HeldoutRow[], predictors: re
       traced++;
       trajectories += sampled.length;
       const flow = await programFlow(row.code);
-      for (const { name, predictor } of predictors) {
-        await scoreRow(row, sampled, predictor, flow, (action, scores, error, impossible) => tally.add(name, action, scores, error, impossible), (err) => failed(`${name} ${row.id}`, err), opts.onMiss && ((miss) => opts.onMiss!({ predictor: name, ...miss })));
+      for (const { name, predictor, probabilities } of predictors) {
+        await scoreRow(row, sampled, predictor, flow, (action, scores, error, impossible) => tally.add(name, action, scores, error, impossible), (err) => failed(`${name} ${row.id}`, err), probabilities ? keepShown(name) : () => {}, opts.onMiss && ((miss) => opts.onMiss!({ predictor: name, ...miss })));
       }
     }
     opts.onProgress?.(index + 1, rows.length);
   }
   const results = predictors.flatMap(({ name }) => (['all', ...ACTION_KINDS] as const).map((a) => tally.result(name, a)));
-  return { seed, programs: rows.length, traced, trajectories, skipped, results, internalErrors };
+  const bands = Object.fromEntries([...shown].map(([name, p]) => [name, { values: calibration(p.values), states: calibration(p.states) }]));
+  return { seed, programs: rows.length, traced, trajectories, skipped, results, calibration: bands, internalErrors };
 }
 
 const pct = (s: Score) => (s.rate === null ? '—' : `${(100 * s.rate).toFixed(1)}%`);
@@ -293,6 +328,11 @@ export function formatStates(report: StatesReport, labels: Readonly<Record<strin
     for (const r of report.results.filter((x) => x.predictor === name)) {
       lines.push(`${r.action.padEnd(16)}${String(r.steps).padStart(7)}${COMPONENTS.map((c) => pct(r[c]).padStart(9)).join('')}${String(r.errors).padStart(8)}${String(r.impossible).padStart(12)}`);
     }
+  }
+  for (const [name, bands] of Object.entries(report.calibration)) {
+    lines.push('', `calibration of ${labels[name] ?? name}:`);
+    lines.push(`  each value written, by the confidence shown beside it — ${formatCalibration(bands.values)}`);
+    lines.push(`  each next state, by its frame's confidence — ${formatCalibration(bands.states)}`);
   }
   if (report.internalErrors.length > 0) {
     lines.push('', `${report.internalErrors.length} predictions failed inside ndb (a bug; counted as errors), e.g.:`);

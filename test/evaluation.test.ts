@@ -15,7 +15,7 @@ import { NoPrediction } from '../model-client/call-outcome.js';
 import { FrameBudgetError } from '../model-client/decode.js';
 import { ContextOverflowError } from '../model-client/onnx-session.js';
 import { CutError } from '../program-analysis/cut.js';
-import { type Attempt, calibration, type CruxReport, type CruxSummary } from '../evaluation/cruxeval.js';
+import { type Attempt, calibrationOf, type CruxReport, type CruxSummary } from '../evaluation/cruxeval.js';
 import { makeHeldout, readHeldout, realPrograms, renameEntry } from '../evaluation/heldout.js';
 import { packageCallsFile, stdlibCallsFile } from '../data-pipeline/corpora/module-calls.js';
 import { splitOf } from '../data-pipeline/split.js';
@@ -172,6 +172,8 @@ describe('next-state evaluation', () => {
     const report = await evaluateStates(rows, [{ name: 'baseline', predictor: new NextLineBaseline() }]);
     expect(report.trajectories).toBe(2);
     expectConsistentStates(report, ['baseline']);
+    // A rule has no probabilities to band.
+    expect(report.calibration).toEqual({});
   });
 
   it('counts impossible stops: the next-line baseline makes some (real moves are never impossible: test/control-flow.test.ts)', async () => {
@@ -191,8 +193,20 @@ describe('next-state evaluation', () => {
     expect(report.programs).toBe(2);
     expectConsistentStates(report, ['model', 'unconstrained', 'baseline']);
     for (const x of report.results.filter((x) => x.predictor === 'model')) expect(x.impossible, x.action).toBe(0);
-    const misses = readFileSync(missFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as StateMiss);
     const model = report.results.find((x) => x.predictor === 'model' && x.action === 'all')!;
+    // Calibration: every next state the model wrote is in one band, and the right ones are the exact ones.
+    expect(Object.keys(report.calibration).sort()).toEqual(['model', 'unconstrained']);
+    const states = report.calibration.model!.states;
+    expect(states.map((b) => b.from)).toEqual([0.9, 0.5, 0]);
+    expect(states.reduce((n, b) => n + b.predictions, 0)).toBe(model.steps - model.errors);
+    expect(states.reduce((n, b) => n + b.passed, 0)).toBe(model.exact.match);
+    const values = report.calibration.model!.values;
+    expect(values.reduce((n, b) => n + b.predictions, 0)).toBeGreaterThan(0);
+    for (const b of [...states, ...values]) {
+      expect(b.passed).toBeLessThanOrEqual(b.predictions);
+      if (b.meanConfidence !== null) expect(b.meanConfidence >= b.from && b.meanConfidence <= (b.from === 0.9 ? 1 : b.from === 0.5 ? 0.9 : 0.5)).toBe(true);
+    }
+    const misses = readFileSync(missFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as StateMiss);
     expect(misses).toHaveLength(model.steps - model.exact.match);
     for (const m of misses) {
       expect(m.predictor).toBe('model');
@@ -237,11 +251,11 @@ describe.skipIf(!HAS_MODEL)('ndb eval cruxeval', () => {
 describe('calibration', () => {
   it('bands predictions by the confidence shown and counts the right ones', () => {
     const a = (confidence: number | undefined, passed: boolean): Attempt => ({ prediction: confidence === undefined ? null : 'x', passed, ...(confidence === undefined ? {} : { confidence }) });
-    const bands = calibration([a(0.99, true), a(0.95, false), a(0.9, true), a(0.7, true), a(0.2, false), a(undefined, false)]);
-    expect(bands).toEqual([
-      { from: 0.9, predictions: 3, passed: 2 },
-      { from: 0.5, predictions: 1, passed: 1 },
-      { from: 0, predictions: 1, passed: 0 },
+    const bands = calibrationOf([a(0.99, true), a(0.95, false), a(0.9, true), a(0.7, true), a(0.2, false), a(undefined, false)]);
+    expect(bands.map(({ meanConfidence, ...b }) => ({ ...b, meanConfidence: meanConfidence === null ? null : Number(meanConfidence.toFixed(4)) }))).toEqual([
+      { from: 0.9, predictions: 3, passed: 2, meanConfidence: 0.9467 },
+      { from: 0.5, predictions: 1, passed: 1, meanConfidence: 0.7 },
+      { from: 0, predictions: 1, passed: 0, meanConfidence: 0.2 },
     ]);
   });
 });
