@@ -25,7 +25,7 @@ import type { Action, Event, State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, MAX_REPR_CHARS, truncateText, MAX_LOCALS } from '../grammar/truncate.js';
 import { type ControlFlow, headImpossible, type Landing } from '../program-analysis/control-flow.js';
 import { bothRules, keptNames, keptValueRule } from './kept-values.js';
-import { type ContentRule, JsonString, type KnownNames, type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
+import { type ContentRule, JsonString, KnownNames, type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
 import { type FrameNames, LocSegment } from './loc-constraint.js';
 import { reprRule } from './repr-constraint.js';
 import { type Segment, type TokenSpan, cp } from './segment.js';
@@ -60,6 +60,27 @@ export interface FrameRules {
 }
 
 /** A return event's value on a line without a return or yield: an exception leaving the frame. */
+/** No names: nothing known to rule out. */
+const NO_NAMES: ReadonlySet<string> = new Set();
+
+const CODE_NAMES = new WeakMap<ControlFlow, Map<string, KnownNames | undefined>>();
+
+/**
+ * The names a frame of a function the signatures do not cover (a comprehension, a lambda, a
+ * generator expression) can hold, from its bytecode: parameters, the names it binds, cell
+ * and free variables. Undefined for a module or class body, or a name not compiled here.
+ */
+function codeNames(flow: ControlFlow | undefined, fn: string): KnownNames | undefined {
+  // Where the program can reach frames by hand (exec, locals()…), a frame may hold any name.
+  if (!flow?.programNames.localsByCodeOnly) return undefined;
+  let byName = CODE_NAMES.get(flow);
+  if (!byName) CODE_NAMES.set(flow, (byName = new Map()));
+  if (!byName.has(fn)) {
+    const f = flow.frames.get(fn);
+    byName.set(fn, f?.params ? new KnownNames(new Set([...f.params, ...f.storedAnywhere, ...f.shared])) : undefined);
+  }
+  return byName.get(fn);
+}
 const NONE_VALUE = { prefix: (s: string) => 'None'.startsWith(s), complete: (s: string) => s === 'None' };
 
 /** A call frame's required names, as the truncation rule keeps them (the first 11 of more than 12). */
@@ -361,8 +382,11 @@ export class FrameConstraint {
       }
       case 'locals': {
         const call = this.head?.kind === 'event' && this.head.event === 'call';
-        const names = this.function === undefined ? undefined : rules.localNames?.get(this.function);
-        return new LocalsSegment(this.bare, call ? requiredCallLocals(rules.callLocals?.get(this.line!)) : undefined, names, this.localRule());
+        const names = this.function === undefined ? undefined : (rules.localNames?.get(this.function) ?? codeNames(rules.flow, this.function));
+        const unbound = this.unboundNames();
+        // A delta keeps every name of the state before: not where one of them cannot be bound here.
+        const delta = this.bare && !Object.keys(rules.prev?.locals ?? {}).some((n) => unbound.has(n));
+        return new LocalsSegment(delta, call ? requiredCallLocals(rules.callLocals?.get(this.line!)) : undefined, names, this.localRule(), [...unbound]);
       }
       case 'value': {
         const fn = this.function;
@@ -373,6 +397,17 @@ export class FrameConstraint {
         return event ? new ValueSegment(new JsonString(reprRule(true), MAX_REPR_CHARS)) : new ValueSegment();
       }
     }
+  }
+
+  /**
+   * Names the frame cannot hold on a stop before its line runs (a line event): bound only on
+   * lines that cannot have run yet in this call (ControlFlow.unboundBefore).
+   */
+  private unboundNames(): ReadonlySet<string> {
+    const { flow } = this.rules;
+    const event = this.head?.kind === 'event' ? this.head.event : undefined;
+    if (!flow || this.function === undefined || (event !== 'line' && event !== 'line_call')) return NO_NAMES;
+    return flow.unboundBefore(this.function, this.line!);
   }
 
   /** What each local's repr may be: a value's, and where the step cannot rebind it, what it was (kept-values.ts). */

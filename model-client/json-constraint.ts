@@ -259,7 +259,14 @@ export class LocalsSegment implements Segment {
     private readonly names?: KnownNames,
     /** What each name's repr may be (repr-constraint.ts, kept-values.ts); by default any text. */
     private readonly valueRule: (name: string) => ContentRule = () => ANY,
+    /** Names the frame cannot hold here (ControlFlow.unboundBefore): never written, as if taken. */
+    private readonly unbound: readonly string[] = [],
   ) {}
+
+  /** Names no key may be: those written, and those the frame cannot hold. */
+  private taken(): readonly string[] {
+    return this.unbound.length === 0 ? this.keys : [...this.keys, ...this.unbound];
+  }
 
   /** Whether every required name is written (the object may close only then). */
   private requiredDone(): boolean {
@@ -307,7 +314,7 @@ export class LocalsSegment implements Segment {
         // Nothing may follow the truncation entry, and the cap counts real entries.
         if (this.key === MORE_LOCALS_KEY || this.entries_.length >= MAX_LOCALS) return false;
         // Every name the function has is written: no key could follow a comma.
-        if (this.names && !this.names.startsNew('', this.keys)) return false;
+        if (this.names && !this.names.startsNew('', this.taken())) return false;
         return this.expect(c, ',', 'comma');
       case 'comma':
         return this.expect(c, ' ', 'keyNext');
@@ -325,7 +332,7 @@ export class LocalsSegment implements Segment {
   private startKey(c: number, at: number): boolean {
     // A fresh string per key carries the key rule: the marker may only be the first key.
     const required = this.required?.[this.keys.length];
-    const rule = required !== undefined ? requiredKeyRule(required) : keyRule(this.deltaAllowed && this.keys.length === 0, this.keys, this.names);
+    const rule = required !== undefined ? requiredKeyRule(required) : keyRule(this.deltaAllowed && this.keys.length === 0, this.taken(), this.names);
     this.current = new JsonString(rule, MAX_REPR_CHARS);
     this.state = 'key';
     return this.current.push(c, at);
@@ -346,7 +353,7 @@ export class LocalsSegment implements Segment {
   }
 
   clone(): LocalsSegment {
-    const c = new LocalsSegment(this.deltaAllowed, this.required, this.names, this.valueRule);
+    const c = new LocalsSegment(this.deltaAllowed, this.required, this.names, this.valueRule, this.unbound);
     c.state = this.state;
     c.current = this.current?.clone() ?? null;
     c.key = this.key;

@@ -35,6 +35,7 @@ const FrameFlowSchema = z.object({
   loads: z.record(z.string(), z.array(z.string())),
   shared: z.array(z.string()),
   raises: z.array(z.number().int()),
+  params: z.array(z.string()).nullable(),
 });
 const FlowSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('ok'), frames: z.record(z.string(), FrameFlowSchema), unstable: z.array(z.string()), direct_only: z.array(z.string()) }),
@@ -63,6 +64,8 @@ export interface FrameFlow {
   shared: ReadonlySet<string>;
   /** Lines an exception event can report: a line that can raise, or a callee's exception can pass through. */
   raises: ReadonlySet<number>;
+  /** The parameters; null for a frame that is not a function's (a module or class body). */
+  params: ReadonlySet<string> | null;
 }
 
 /** What the program's text says about its names, beside each frame's code. */
@@ -93,6 +96,15 @@ export interface HeadLanding {
 export type Landing = Partial<Record<Event, HeadLanding>>;
 
 const EMPTY: ReadonlySet<number> = new Set();
+const EMPTY_NAMES: ReadonlySet<string> = new Set();
+
+/** `from` and every line reachable from it over `edges`. */
+function closure(from: Iterable<number>, edges: ReadonlyMap<number, ReadonlySet<number>>): Set<number> {
+  const seen = new Set(from);
+  const todo = [...seen];
+  while (todo.length > 0) for (const to of edges.get(todo.pop()!) ?? EMPTY) if (!seen.has(to)) (seen.add(to), todo.push(to));
+  return seen;
+}
 const NONE_HEAD: HeadLanding = { bare: new Set(), stacks: new Set() };
 
 export function stackText(frames: readonly Frame[]): string {
@@ -139,6 +151,7 @@ export class ControlFlow {
         loads: byLine(f.loads),
         shared: new Set(f.shared),
         raises: new Set(f.raises),
+        params: f.params === null ? null : new Set(f.params),
       });
     }
     const ownReprs = writesOwnReprs(source);
@@ -173,6 +186,35 @@ export class ControlFlow {
     const f = this.frames.get(name);
     return !f || f.returns.has(line);
   }
+
+  /**
+   * The names a frame of `name` cannot have bound when it stops on `line` before running it
+   * (a line event): names the function binds somewhere, but on no line that can run before
+   * this one in the same call (a line the call's first line event can reach, and that can
+   * reach `line` again), and that are neither parameters nor cell or free variables nor
+   * declared global or nonlocal. So stepping back over `s = t[0]` unbinds `s` where no
+   * earlier line can have bound it. Empty where nothing is known: a module or class body, a
+   * line the graph does not reach, a program that can reach frames by hand.
+   */
+  unboundBefore(name: string, line: number): ReadonlySet<string> {
+    const f = this.frames.get(name);
+    if (!f || f.params === null || !this.programNames.localsByCodeOnly) return EMPTY_NAMES;
+    const key = `${name}\u0000${line}`;
+    const cached = this.unbound.get(key);
+    if (cached) return cached;
+    const reached = closure(f.starts, f.next);
+    const before = closure(f.prev.get(line) ?? EMPTY, f.prev);
+    let out: ReadonlySet<string> = EMPTY_NAMES;
+    if (reached.has(line)) {
+      const mayBeBound = new Set([...f.params, ...f.shared, ...this.programNames.unstable]);
+      for (const l of before) if (reached.has(l)) for (const n of f.stores.get(l) ?? []) mayBeBound.add(n);
+      out = new Set([...f.storedAnywhere].filter((n) => !mayBeBound.has(n)));
+    }
+    this.unbound.set(key, out);
+    return out;
+  }
+
+  private readonly unbound = new Map<string, ReadonlySet<string>>();
 
   /** Whether a frame text `f:1 g:2` names only lines its frames can report. */
   stackPossible(frames: readonly Frame[]): boolean {

@@ -26,6 +26,8 @@ lambda, comprehension), grouped by co_name (the name the tracer gives its frames
            import), with the stores of instructions without a line on every line
   loads    line -> the names the line's instructions load (and the comprehensions' on it)
   shared   names another frame can rebind: cell and free variables
+  params   the parameters, bound from the call on (null for a frame that is not a function's:
+           a module or class body, whose names live in a namespace anything can fill)
   raises   lines an exception event can report: lines with an instruction that can raise (or
            that runs a callee, whose exception passes through the line), and the first line
            (instructions without a line). Lines made only of constants, stores to locals,
@@ -55,6 +57,7 @@ NO_FALLTHROUGH = {'RETURN_VALUE', 'RETURN_CONST', 'RAISE_VARARGS', 'RERAISE', 'J
 RETURNS = {'RETURN_VALUE', 'RETURN_CONST', 'YIELD_VALUE', 'RETURN_GENERATOR'}
 BINDS = {'STORE_FAST', 'STORE_NAME', 'STORE_DEREF', 'STORE_GLOBAL', 'DELETE_FAST', 'DELETE_NAME',
          'DELETE_DEREF', 'DELETE_GLOBAL'}
+CO_OPTIMIZED = 0x01  # a function's code: fast locals, bound only by its own instructions
 COMPREHENSIONS = {'<listcomp>', '<setcomp>', '<dictcomp>', '<genexpr>'}
 LOADS = {'LOAD_GLOBAL', 'LOAD_NAME', 'LOAD_FAST', 'LOAD_DEREF', 'LOAD_CLOSURE', 'LOAD_CLASSDEREF'}
 # Words by which a program can reach a function without loading its name on the calling line.
@@ -153,13 +156,19 @@ def analyse(co):
             loads.setdefault(line[k], set()).update(names)
     shared = set(co.co_cellvars) | set(co.co_freevars)
     raises = raising_lines(co, ins, line)
+    params = set(co.co_varnames[:param_count(co)]) if co.co_flags & CO_OPTIMIZED else None
     return {'lines': lines, 'first': {first}, 'next': nxt, 'returns': returns, 'resumes': resumes, 'starts': starts,
-            'stores': stores, 'loads': loads, 'shared': shared, 'raises': raises}
+            'stores': stores, 'loads': loads, 'shared': shared, 'raises': raises, 'params': params}
+
+
+def param_count(co):
+    """How many of co_varnames are parameters (positional, keyword-only, *args, **kwargs)."""
+    return co.co_argcount + co.co_kwonlyargcount + bool(co.co_flags & 0x04) + bool(co.co_flags & 0x08)
 
 
 def raising_lines(co, ins, line):
     """The lines an exception event can report: see the module's docstring."""
-    n_params = co.co_argcount + co.co_kwonlyargcount + bool(co.co_flags & 0x04) + bool(co.co_flags & 0x08)
+    n_params = param_count(co)
     deleted = {i.argval for i in ins if i.opname == 'DELETE_FAST'}
     safe_loads = set(co.co_varnames[:n_params]) - deleted - set(co.co_cellvars)
     out = {co.co_firstlineno}
@@ -186,6 +195,8 @@ def by_line(ins, line, opnames):
 def merge(a, b):
     for key in ('lines', 'first', 'returns', 'resumes', 'starts', 'shared', 'raises'):
         a[key] |= b[key]
+    # Two code objects of one name: a name is a parameter if it is one of either.
+    a['params'] = None if a['params'] is None or b['params'] is None else a['params'] | b['params']
     for key in ('next', 'stores', 'loads'):
         for L, s in b[key].items():
             a[key][L] = a[key].get(L, set()) | s
@@ -264,6 +275,7 @@ def control_flow(source):
             'loads': {str(L): sorted(s) for L, s in sorted(f['loads'].items())},
             'shared': sorted(f['shared']),
             'raises': sorted(f['raises']),
+            'params': None if f['params'] is None else sorted(f['params']),
         }
     return {'kind': 'ok', 'frames': out, 'unstable': sorted(unstable_names(tree)), 'direct_only': sorted(direct_only(tree, source))}
 

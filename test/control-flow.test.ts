@@ -180,6 +180,53 @@ describe('where an action lands', () => {
   });
 });
 
+describe('names a line cannot have bound yet', () => {
+  it('are those bound only on lines that cannot run before it in the call; never a parameter, a loop variable, a module name', () => {
+    expect([...flow.unboundBefore('main', 9)].sort()).toEqual(['data', 'label', 't']);
+    // Line 11 or the handler's 13 binds t on every way to 14.
+    expect([...flow.unboundBefore('main', 14)]).toEqual(['label']);
+    expect([...flow.unboundBefore('total_even', 2)].sort()).toEqual(['total', 'x']);
+    // The loop's own line comes round again: x may be bound there, and in the body.
+    expect([...flow.unboundBefore('total_even', 3)]).toEqual([]);
+    expect([...flow.unboundBefore('total_even', 4)]).toEqual([]);
+    expect([...flow.unboundBefore('<module>', 20)]).toEqual([]);
+  });
+
+  it('stepping back over the line that binds a name unbinds it: the name is refused, and so is a delta that would keep it', () => {
+    const at15 = state('line', [['main', 15]], { locals: { data: '[1, 2, 3, 4]', t: '6', label: "'6'" } });
+    const inv14 = (locals: string) => `${L.invLineSep}${L.locSep}14${L.argSep}${locals}${L.srcSep}${src(14)}${L.actionSep}`;
+    const back = { kind: 'inv_step_over' } as const;
+    expect(allowed(at15, back, inv14('{"data": "[1, 2, 3, 4]", "t": "6"}'))).toBe(true);
+    expect(allowed(at15, back, inv14('{"data": "[1, 2, 3, 4]", "t": "6", "label": "\'6\'"}'))).toBe(false);
+    expect(allowed(at15, back, inv14('{"..": ".."}'))).toBe(false);
+    // Without the control flow, both are the model's to choose.
+    expect(allowed(at15, back, inv14('{"..": ".."}'), false)).toBe(true);
+    // The decoder tries each token on a copy of the constraint: the copy refuses the name too.
+    const c = new FrameConstraint({ action: back, lines, names: FrameNames.ofProgram(lines), prevFunction: 'main', flow, prev: at15 });
+    expect(feedText(c, `${L.invLineSep}${L.locSep}14${L.argSep}{"data": "[1, 2, 3, 4]", `)).toBe(true);
+    expect(c.clone().pushBytes(new TextEncoder().encode('"label"'))).toBe(false);
+    expect(c.clone().pushBytes(new TextEncoder().encode('"t"'))).toBe(true);
+    // Forward onto the binding line, the name is not there yet either.
+    const at9 = state('line', [['main', 9]]);
+    expect(allowed(at9, { kind: 'step_over' }, `${L.lineSep}${L.locSep}10${L.argSep}{"data": "[1]"}${L.srcSep}${src(10)}${L.actionSep}`)).toBe(true);
+    expect(allowed(state('call', [['main', 8]]), { kind: 'step_over' }, `${L.lineSep}${L.locSep}9${L.argSep}{"data": "[1]"}${L.srcSep}${src(9)}${L.actionSep}`)).toBe(false);
+  });
+
+  it("a comprehension's frame holds only its own names: its variables and what it reads from the function", async () => {
+    const source = 'def f(xs):\n    n = 2\n    return [x * n for x in xs]\n';
+    const compLines = sourceLines(source);
+    const compFlow = (await ControlFlow.of(source))!;
+    const prev: State = { event: 'line', line: 3, source: compLines[2]!, stack: [{ function: 'f', line: 3 }, { function: '<listcomp>', line: 3 }], locals: { n: '2', x: '1' } };
+    const next = (locals: string) => `${L.lineSep}${L.locSep}3${L.argSep}${locals}${L.srcSep}${compLines[2]}${L.actionSep}`;
+    const ok = (locals: string) => {
+      const c = new FrameConstraint({ action: { kind: 'step_over' }, lines: compLines, names: FrameNames.ofProgram(compLines), prevFunction: '<listcomp>', flow: compFlow, prev });
+      return feedText(c, next(locals)) && c.done;
+    };
+    expect(ok('{"n": "2", "x": "3"}')).toBe(true);
+    expect(ok('{"n": "2", "x": "3", "xs": "[1, 3]"}')).toBe(false);
+  });
+});
+
 describe('values are values', () => {
   const prev = state('line', [['main', 14]]);
   const withLocal = (repr: string) => `${L.lineSep}${L.locSep}15${L.argSep}{"..": "..", "label": ${JSON.stringify(repr)}}${L.srcSep}${src(15)}${L.actionSep}`;
