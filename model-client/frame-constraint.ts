@@ -22,9 +22,9 @@
 import { escapePayload } from '../grammar/escape.js';
 import { HEADS, type Head, type Part, STEP_ACTIONS, frameEnd, headsAfter, layoutOf } from '../grammar/layout.js';
 import type { Action, Event, State } from '../grammar/state.js';
-import { MAX_SOURCE_CHARS, MAX_REPR_CHARS, truncateText, MAX_LOCALS } from '../grammar/truncate.js';
+import { MAX_SOURCE_CHARS, MAX_REPR_CHARS, truncateRepr, truncateText, MAX_LOCALS } from '../grammar/truncate.js';
 import { type ControlFlow, headImpossible, type Landing } from '../program-analysis/control-flow.js';
-import { bothRules, keptNames, keptValueRule } from './kept-values.js';
+import { bothRules, keptNames, keptValueRule, type LandingFrame, sameTextRule } from './kept-values.js';
 import { type ContentRule, JsonString, KnownNames, type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
 import { type FrameNames, LocSegment } from './loc-constraint.js';
 import { reprRule } from './repr-constraint.js';
@@ -62,6 +62,21 @@ export interface FrameRules {
 /** A return event's value on a line without a return or yield: an exception leaving the frame. */
 /** No names: nothing known to rule out. */
 const NO_NAMES: ReadonlySet<string> = new Set();
+
+/**
+ * The names the line just run assigned literals, with their reprs: a forward step from a
+ * line event to the next stop of the same frame (the location bare), after a line that only
+ * assigns literals (`acc = []`: ControlFlow.literals). Not for names declared global or
+ * nonlocal (not the frame's locals), nor where the program can reach frames by hand.
+ */
+function literalsAssigned(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame): Readonly<Record<string, string>> | undefined {
+  if (!prev || prev.event !== 'line' || !landing.bare || (landing.event !== 'line' && landing.event !== 'return')) return undefined;
+  if ((action?.kind !== 'step_over' && action?.kind !== 'step_into') || !flow.programNames.localsByCodeOnly) return undefined;
+  const values = flow.literals.get(prev.line);
+  if (!values) return undefined;
+  const { unstable } = flow.programNames;
+  return Object.fromEntries(Object.entries(values).filter(([name]) => !unstable.has(name)));
+}
 
 const CODE_NAMES = new WeakMap<ControlFlow, Map<string, KnownNames | undefined>>();
 
@@ -410,16 +425,23 @@ export class FrameConstraint {
     return flow.unboundBefore(this.function, this.line!);
   }
 
-  /** What each local's repr may be: a value's, and where the step cannot rebind it, what it was (kept-values.ts). */
+  /**
+   * What each local's repr may be: a value's; where the step cannot rebind it, what it was
+   * (kept-values.ts); where the line just run assigned it a literal, that literal's repr.
+   */
   private localRule(): (name: string) => ContentRule {
     const { flow, action, prev } = this.rules;
     const repr = reprRule(flow !== undefined && !flow.ownReprs);
     if (!flow || this.head?.kind !== 'event') return () => repr;
-    const kept = keptNames(flow, action, prev, { event: this.head.event, line: this.line!, bare: this.bare });
-    if (!kept) return () => repr;
+    const landing = { event: this.head.event, line: this.line!, bare: this.bare };
+    const kept = keptNames(flow, action, prev, landing);
+    const assigned = literalsAssigned(flow, action, prev, landing);
+    if (!kept && !assigned) return () => repr;
     return (name) => {
+      const literal = assigned?.[name];
+      if (literal !== undefined) return bothRules(repr, sameTextRule(truncateRepr(literal)));
       const before = prev!.locals[name];
-      const keep = before !== undefined && kept(name) ? keptValueRule(before) : undefined;
+      const keep = before !== undefined && kept?.(name) ? keptValueRule(before) : undefined;
       return keep ? bothRules(repr, keep) : repr;
     };
   }

@@ -87,7 +87,7 @@ function headsRule(heads: readonly string[]): ContentRule {
 }
 
 /** The same text (non-ASCII characters aside, see shape()). */
-function sameTextRule(text: string): ContentRule {
+export function sameTextRule(text: string): ContentRule {
   const want = shape(text);
   return { prefix: (s) => want.startsWith(shape(s)), complete: (s) => shape(s) === want };
 }

@@ -38,7 +38,13 @@ const FrameFlowSchema = z.object({
   params: z.array(z.string()).nullable(),
 });
 const FlowSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('ok'), frames: z.record(z.string(), FrameFlowSchema), unstable: z.array(z.string()), direct_only: z.array(z.string()) }),
+  z.object({
+    kind: z.literal('ok'),
+    frames: z.record(z.string(), FrameFlowSchema),
+    unstable: z.array(z.string()),
+    direct_only: z.array(z.string()),
+    literals: z.record(z.string(), z.record(z.string(), z.string())),
+  }),
   z.object({ kind: z.literal('error'), message: z.string() }),
 ]);
 
@@ -120,6 +126,8 @@ export class ControlFlow {
     readonly frames: ReadonlyMap<string, FrameFlow>,
     readonly ownReprs = false,
     readonly programNames: ProgramNames = NO_NAMES,
+    /** Line -> the repr each name holds after it: a line that only assigns literals (`acc = []`), from control_flow.py. */
+    readonly literals: ReadonlyMap<number, Readonly<Record<string, string>>> = new Map(),
   ) {}
 
   /** Compiles (never runs) the program; null when it does not compile. */
@@ -156,7 +164,8 @@ export class ControlFlow {
     }
     const ownReprs = writesOwnReprs(source);
     const localsByCodeOnly = !ownReprs && !FRAME_WRITERS.some((w) => source.includes(w));
-    return new ControlFlow(frames, ownReprs, { unstable: new Set(out.unstable), directOnly: new Set(out.direct_only), localsByCodeOnly });
+    const literals = new Map(Object.entries(out.literals).map(([line, values]) => [Number(line), values] as const));
+    return new ControlFlow(frames, ownReprs, { unstable: new Set(out.unstable), directOnly: new Set(out.direct_only), localsByCodeOnly }, literals);
   }
 
   /**

@@ -36,6 +36,13 @@ lambda, comprehension), grouped by co_name (the name the tracer gives its frames
 
 and, for the whole program:
 
+  literals       line -> {name: repr} for a line that is one assignment of a literal to names
+                 (`acc = []`, `n = 0`, `a, b = 1, 'x'`, `seen = set()` where nothing rebinds
+                 `set`): ast.literal_eval builds the value, nothing of the program runs, and
+                 after the line each name holds exactly that repr. Not a set with elements
+                 (its order can change from run to run), not a dunder name, not a line that
+                 holds another statement too
+
   unstable       names declared global or nonlocal anywhere
   direct_only    plain functions the program only ever calls by name (`f(...)`), never uses as
                  a value, rebinds, decorates, or defines in a class: such a function is called
@@ -203,6 +210,55 @@ def merge(a, b):
     return a
 
 
+MAX_LITERAL_REPR = 1000
+
+
+def literal_lines(tree):
+    """line -> {name: repr} for the lines that assign literals: see the module's docstring."""
+    statements = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt):
+            statements[node.lineno] = statements.get(node.lineno, 0) + 1
+    rebinds_set = any(isinstance(n, ast.Name) and n.id == 'set' and not isinstance(n.ctx, ast.Load) for n in ast.walk(tree)) or any(
+        isinstance(n, (ast.ImportFrom, ast.Import)) and any(a.name == '*' or (a.asname or a.name) == 'set' for a in n.names)
+        or isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == 'set' for n in ast.walk(tree))
+    out = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign) or node.lineno != node.end_lineno or statements[node.lineno] != 1:
+            continue
+        pairs = []
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                pairs.append((target.id, node.value))
+            elif isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) and len(target.elts) == len(node.value.elts) \
+                    and all(isinstance(t, ast.Name) for t in target.elts) and not any(isinstance(v, ast.Starred) for v in node.value.elts):
+                pairs.extend((t.id, v) for t, v in zip(target.elts, node.value.elts))
+            else:
+                pairs = None
+                break
+        values = {}
+        for name, value in pairs or []:
+            text = literal_repr(value, rebinds_set)
+            if text is None or name.startswith('__'):
+                values = None
+                break
+            values[name] = text
+        if values:
+            out[node.lineno] = values
+    return out
+
+
+def literal_repr(node, rebinds_set):
+    """The repr of a literal expression, or None: not a literal, or one whose repr a run may change."""
+    if any(isinstance(n, ast.Set) or (isinstance(n, ast.Call) and rebinds_set) for n in ast.walk(node)):
+        return None
+    try:
+        text = repr(ast.literal_eval(node))
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return text if len(text) <= MAX_LITERAL_REPR else None
+
+
 def unstable_names(tree):
     """Names declared global or nonlocal anywhere: another frame can rebind them."""
     return {n for node in ast.walk(tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for n in node.names}
@@ -277,7 +333,9 @@ def control_flow(source):
             'raises': sorted(f['raises']),
             'params': None if f['params'] is None else sorted(f['params']),
         }
-    return {'kind': 'ok', 'frames': out, 'unstable': sorted(unstable_names(tree)), 'direct_only': sorted(direct_only(tree, source))}
+    literals = {str(line): values for line, values in sorted(literal_lines(tree).items())}
+    return {'kind': 'ok', 'frames': out, 'unstable': sorted(unstable_names(tree)), 'direct_only': sorted(direct_only(tree, source)),
+            'literals': literals}
 
 
 def main():

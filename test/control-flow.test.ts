@@ -227,6 +227,37 @@ describe('names a line cannot have bound yet', () => {
   });
 });
 
+describe('a literal assigned is that literal', () => {
+  const source = 'def f(xs):\n    acc = []\n    seen = set()\n    a, b = 1, "q"\n    acc.append(xs)\n    return acc\n';
+  const litLines = sourceLines(source);
+  const at = (n: number, locals: Record<string, string> = {}): State => ({ event: 'line', line: n, source: litLines[n - 1]!, stack: [{ function: 'f', line: n }], locals: { xs: '[1]', ...locals } });
+  const next = (n: number, locals: string) => `${L.lineSep}${L.locSep}${n}${L.argSep}${locals}${L.srcSep}${litLines[n - 1]}${L.actionSep}`;
+  const ok = async (prev: State, action: Action, text: string, program = source) => {
+    const lines = sourceLines(program);
+    const c = new FrameConstraint({ action, lines, names: FrameNames.ofProgram(lines), prevFunction: 'f', flow: (await ControlFlow.of(program))!, prev });
+    return feedText(c, text) && c.done;
+  };
+
+  it("after `acc = []` the next stop shows acc = [] (the issue's `acc = 0` is refused); `set()` and tuple unpacking too", async () => {
+    expect(await ok(at(2), { kind: 'step_over' }, next(3, '{"..": "..", "acc": "[]"}'))).toBe(true);
+    expect(await ok(at(2), { kind: 'step_into' }, next(3, '{"..": "..", "acc": "0"}'))).toBe(false);
+    expect(await ok(at(3, { acc: '[]' }), { kind: 'step_over' }, next(4, '{"..": "..", "seen": "set()"}'))).toBe(true);
+    expect(await ok(at(3, { acc: '[]' }), { kind: 'step_over' }, next(4, '{"..": "..", "seen": "True"}'))).toBe(false);
+    expect(await ok(at(4, { acc: '[]', seen: 'set()' }), { kind: 'step_over' }, next(5, `{"..": "..", "a": "1", "b": "'q'"}`))).toBe(true);
+    expect(await ok(at(4, { acc: '[]', seen: 'set()' }), { kind: 'step_over' }, next(5, `{"..": "..", "a": "1", "b": "'x'"}`))).toBe(false);
+    // After a line that calls something, the value is the model's.
+    expect(await ok(at(5, { acc: '[]' }), { kind: 'step_over' }, next(6, '{"..": "..", "acc": "[[1]]"}'))).toBe(true);
+  });
+
+  it('not where the program rebinds `set`, and not stepping back', async () => {
+    const shadowed = `set = list\n${source}`;
+    const shifted = (n: number): State => ({ ...at(n + 1), source: sourceLines(shadowed)[n]!, stack: [{ function: 'f', line: n + 1 }] });
+    expect(await ok(shifted(3), { kind: 'step_over' }, `${L.lineSep}${L.locSep}5${L.argSep}{"..": "..", "seen": "[]"}${L.srcSep}${sourceLines(shadowed)[4]}${L.actionSep}`, shadowed)).toBe(true);
+    // inv_step_over onto line 2 from 3: acc is not yet bound there, whatever line 2 assigns.
+    expect(await ok(at(3, { acc: '[]' }), { kind: 'inv_step_over' }, `${L.invLineSep}${L.locSep}2${L.argSep}{"xs": "[1]"}${L.srcSep}${litLines[1]}${L.actionSep}`)).toBe(true);
+  });
+});
+
 describe('values are values', () => {
   const prev = state('line', [['main', 14]]);
   const withLocal = (repr: string) => `${L.lineSep}${L.locSep}15${L.argSep}{"..": "..", "label": ${JSON.stringify(repr)}}${L.srcSep}${src(15)}${L.actionSep}`;
