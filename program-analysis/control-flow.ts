@@ -36,6 +36,7 @@ const FrameFlowSchema = z.object({
   shared: z.array(z.string()),
   raises: z.array(z.number().int()),
   params: z.array(z.string()).nullable(),
+  quiet: z.array(z.number().int()),
 });
 const FlowSchema = z.discriminatedUnion('kind', [
   z.object({
@@ -72,6 +73,8 @@ export interface FrameFlow {
   raises: ReadonlySet<number>;
   /** The parameters; null for a frame that is not a function's (a module or class body). */
   params: ReadonlySet<string> | null;
+  /** First lines that carry only the preamble: a call reports them, a line event never does. */
+  quiet: ReadonlySet<number>;
 }
 
 /** What the program's text says about its names, beside each frame's code. */
@@ -160,6 +163,7 @@ export class ControlFlow {
         shared: new Set(f.shared),
         raises: new Set(f.raises),
         params: f.params === null ? null : new Set(f.params),
+        quiet: new Set(f.quiet),
       });
     }
     const ownReprs = writesOwnReprs(source);
@@ -255,25 +259,33 @@ export class ControlFlow {
    * frame). Exits are not constrained here.
    */
   landing(action: Action | null, prev: State | undefined): Landing {
-    const landing = this.landingByMoves(action, prev);
+    const landing: Landing = { ...this.landingByMoves(action, prev) };
     const own = prev?.stack[prev.stack.length - 1]?.function;
-    return landing.exception && own !== undefined ? { ...landing, exception: this.onRaisingLines(landing.exception, own) } : landing;
+    if (own === undefined) return landing;
+    // An exception only on a line that can raise (`acc = []`, `return n` cannot).
+    if (landing.exception) landing.exception = this.keepLines(landing.exception, own, (f, line) => f.raises.has(line));
+    // A line event never on a first line that carries only the preamble (`def f(n):`).
+    for (const head of ['line', 'line_call'] as const) {
+      const h = landing[head];
+      if (h) landing[head] = this.keepLines(h, own, (f, line) => !f.quiet.has(line));
+    }
+    return landing;
   }
 
-  /**
-   * An exception head's locations less those on a line that cannot raise (`acc = []`,
-   * `return n`). Bare lines are of frame `own`, the innermost before the action.
-   */
-  private onRaisingLines(h: HeadLanding, own: string): HeadLanding {
-    const raises = (name: string, line: number) => this.frames.get(name)?.raises.has(line) ?? true;
+  /** A head's locations whose innermost frame and line pass `keep` (bare lines are of frame `own`, the innermost before the action). */
+  private keepLines(h: HeadLanding, own: string, keep: (f: FrameFlow, line: number) => boolean): HeadLanding {
+    const ok = (name: string, line: number) => {
+      const f = this.frames.get(name);
+      return f === undefined || keep(f, line);
+    };
     const innermost = (stack: string) => {
       const last = stack.slice(stack.lastIndexOf(' ') + 1);
       const colon = last.lastIndexOf(':');
       return { name: last.slice(0, colon), line: Number(last.slice(colon + 1)) };
     };
     return {
-      bare: h.bare && new Set([...h.bare].filter((line) => raises(own, line))),
-      stacks: h.stacks && new Set([...h.stacks].filter((s) => { const f = innermost(s); return raises(f.name, f.line); })),
+      bare: h.bare && new Set([...h.bare].filter((line) => ok(own, line))),
+      stacks: h.stacks && new Set([...h.stacks].filter((s) => { const f = innermost(s); return ok(f.name, f.line); })),
     };
   }
 

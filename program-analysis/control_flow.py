@@ -26,6 +26,9 @@ lambda, comprehension), grouped by co_name (the name the tracer gives its frames
            import), with the stores of instructions without a line on every line
   loads    line -> the names the line's instructions load (and the comprehensions' on it)
   shared   names another frame can rebind: cell and free variables
+  quiet    first lines that carry only the frame's preamble (up to its first RESUME: a
+           generator's start, cell set-up): a call event reports them, a line event never
+           does (`def f(n):` above a body that starts on the next line)
   params   the parameters, bound from the call on (null for a frame that is not a function's:
            a module or class body, whose names live in a namespace anything can fill)
   raises   lines an exception event can report: lines with an instruction that can raise (or
@@ -164,8 +167,10 @@ def analyse(co):
     shared = set(co.co_cellvars) | set(co.co_freevars)
     raises = raising_lines(co, ins, line)
     params = set(co.co_varnames[:param_count(co)]) if co.co_flags & CO_OPTIMIZED else None
+    resume = next((k for k, i in enumerate(ins) if i.opname == 'RESUME'), -1)
+    quiet = {first} - {line[k] for k in range(resume + 1, len(ins)) if line[k]}
     return {'lines': lines, 'first': {first}, 'next': nxt, 'returns': returns, 'resumes': resumes, 'starts': starts,
-            'stores': stores, 'loads': loads, 'shared': shared, 'raises': raises, 'params': params}
+            'stores': stores, 'loads': loads, 'shared': shared, 'raises': raises, 'params': params, 'quiet': quiet}
 
 
 def param_count(co):
@@ -200,9 +205,11 @@ def by_line(ins, line, opnames):
 
 
 def merge(a, b):
+    # Two code objects of one name: a first line is quiet only if neither carries code on it.
+    a['quiet'] = (a['quiet'] | b['quiet']) - ((a['lines'] - a['quiet']) | (b['lines'] - b['quiet']))
     for key in ('lines', 'first', 'returns', 'resumes', 'starts', 'shared', 'raises'):
         a[key] |= b[key]
-    # Two code objects of one name: a name is a parameter if it is one of either.
+    # A name is a parameter if it is one of either.
     a['params'] = None if a['params'] is None or b['params'] is None else a['params'] | b['params']
     for key in ('next', 'stores', 'loads'):
         for L, s in b[key].items():
@@ -332,6 +339,7 @@ def control_flow(source):
             'shared': sorted(f['shared']),
             'raises': sorted(f['raises']),
             'params': None if f['params'] is None else sorted(f['params']),
+            'quiet': sorted(f['quiet']),
         }
     literals = {str(line): values for line, values in sorted(literal_lines(tree).items())}
     return {'kind': 'ok', 'frames': out, 'unstable': sorted(unstable_names(tree)), 'direct_only': sorted(direct_only(tree, source)),

@@ -177,6 +177,13 @@ describe('where an action lands', () => {
     const inv = (n: number) => `${L.invLineSep}${L.locSep}${n}${L.argSep}{"..": ".."}${L.srcSep}${src(n)}${L.actionSep}`;
     const at5 = state('line', [['total_even', 5]]);
     expect([1, 2, 3, 4, 5, 6].filter((n) => allowed(at5, { kind: 'inv_step_over' }, inv(n)))).toEqual([4]);
+    // Back from the first line of the body: the call on the def line, never a line event there (only the preamble is on it).
+    const at2 = state('line', [['main', 11], ['total_even', 2]], { locals: { xs: '[1, 2, 3, 4]' } });
+    const call1 = `${L.invCallSep}${L.locSep}main:11 total_even:1${L.srcSep}${src(1)}${L.argSep}{"xs": "[1, 2, 3, 4]"}${L.actionSep}`;
+    const line1 = `${L.invLineSep}${L.locSep}1${L.argSep}{"xs": "[1, 2, 3, 4]"}${L.srcSep}${src(1)}${L.actionSep}`;
+    expect(allowed(at2, { kind: 'inv_step_over' }, call1)).toBe(true);
+    expect(allowed(at2, { kind: 'inv_step_over' }, line1, false)).toBe(true);
+    expect(allowed(at2, { kind: 'inv_step_over' }, line1)).toBe(false);
   });
 });
 
@@ -208,7 +215,7 @@ describe('names a line cannot have bound yet', () => {
     expect(c.clone().pushBytes(new TextEncoder().encode('"t"'))).toBe(true);
     // Forward onto the binding line, the name is not there yet either.
     const at9 = state('line', [['main', 9]]);
-    expect(allowed(at9, { kind: 'step_over' }, `${L.lineSep}${L.locSep}10${L.argSep}{"data": "[1]"}${L.srcSep}${src(10)}${L.actionSep}`)).toBe(true);
+    expect(allowed(at9, { kind: 'step_over' }, `${L.lineSep}${L.locSep}10${L.argSep}{"data": "[1, 2, 3, 4]"}${L.srcSep}${src(10)}${L.actionSep}`)).toBe(true);
     expect(allowed(state('call', [['main', 8]]), { kind: 'step_over' }, `${L.lineSep}${L.locSep}9${L.argSep}{"data": "[1]"}${L.srcSep}${src(9)}${L.actionSep}`)).toBe(false);
   });
 
