@@ -390,11 +390,13 @@ export class ControlFlow {
         const own = e === 'line' ? before(f, L) : f.first.has(L) ? union([L], f.lines) : new Set([L]);
         const ownExc = e === 'line' ? union(own, f.first) : own;
         const calleeLines = e === 'line' ? union(prevOf(f, [L]), f.first) : here(f, L);
+        // The call comes just before a line only if that line can be the first a call (or a resumption) runs.
+        const call = e !== 'line' || f.starts.has(L) ? { bare: EMPTY, stacks: stacks(outer, inner.function, union(f.first, f.resumes)) } : NONE_HEAD;
         return {
           line: { bare: own, stacks: new Set() },
           line_call: { bare: own, stacks: new Set() },
           exception: { bare: ownExc, stacks: new Set() },
-          call: { bare: EMPTY, stacks: stacks(outer, inner.function, union(f.first, f.resumes)) },
+          call,
           return: into ? { bare: EMPTY, stacks: returnsUnder(at(outer, inner, calleeLines)) } : NONE_HEAD,
         };
       }

@@ -184,6 +184,10 @@ describe('where an action lands', () => {
     expect(allowed(at2, { kind: 'inv_step_over' }, call1)).toBe(true);
     expect(allowed(at2, { kind: 'inv_step_over' }, line1, false)).toBe(true);
     expect(allowed(at2, { kind: 'inv_step_over' }, line1)).toBe(false);
+    // From a later line the call is not just before it.
+    const at3 = state('line', [['main', 11], ['total_even', 3]], { locals: { xs: '[1, 2, 3, 4]', total: '0' } });
+    expect(allowed(at3, { kind: 'inv_step_over' }, call1, false)).toBe(true);
+    expect(allowed(at3, { kind: 'inv_step_over' }, call1)).toBe(false);
   });
 });
 
