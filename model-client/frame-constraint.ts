@@ -59,7 +59,6 @@ export interface FrameRules {
   prev?: State;
 }
 
-/** A return event's value on a line without a return or yield: an exception leaving the frame. */
 /** No names: nothing known to rule out. */
 const NO_NAMES: ReadonlySet<string> = new Set();
 
@@ -96,6 +95,8 @@ function codeNames(flow: ControlFlow | undefined, fn: string): KnownNames | unde
   }
   return byName.get(fn);
 }
+
+/** A return event's value on a line without a return or yield: an exception leaving the frame. */
 const NONE_VALUE = { prefix: (s: string) => 'None'.startsWith(s), complete: (s: string) => s === 'None' };
 
 /** A call frame's required names, as the truncation rule keeps them (the first 11 of more than 12). */

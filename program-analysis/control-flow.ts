@@ -15,7 +15,10 @@
  *
  * And on values: a return event on a line with no return or yield instruction is an
  * exception leaving the frame, whose value is `None` (returnsValue()); the names each line
- * binds, for kept-values.ts.
+ * binds, for kept-values.ts; the names a frame cannot hold yet before a line
+ * (unboundBefore()); the repr a line that only assigns literals gives each name (`literals`).
+ * A line event never lands on a function's first line that carries only its preamble
+ * (`quiet`), and stepping back reaches the call only from a line a call can run first.
  *
  * The rules over-approximate: test/control-flow.test.ts checks that every real next state of
  * thousands of traced programs passes.
@@ -106,6 +109,7 @@ export type Landing = Partial<Record<Event, HeadLanding>>;
 
 const EMPTY: ReadonlySet<number> = new Set();
 const EMPTY_NAMES: ReadonlySet<string> = new Set();
+const NONE_HEAD: HeadLanding = { bare: new Set(), stacks: new Set() };
 
 /** `from` and every line reachable from it over `edges`. */
 function closure(from: Iterable<number>, edges: ReadonlyMap<number, ReadonlySet<number>>): Set<number> {
@@ -114,7 +118,6 @@ function closure(from: Iterable<number>, edges: ReadonlyMap<number, ReadonlySet<
   while (todo.length > 0) for (const to of edges.get(todo.pop()!) ?? EMPTY) if (!seen.has(to)) (seen.add(to), todo.push(to));
   return seen;
 }
-const NONE_HEAD: HeadLanding = { bare: new Set(), stacks: new Set() };
 
 export function stackText(frames: readonly Frame[]): string {
   return frames.map((f) => `${f.function}:${f.line}`).join(' ');
@@ -132,6 +135,9 @@ export class ControlFlow {
     /** Line -> the repr each name holds after it: a line that only assigns literals (`acc = []`), from control_flow.py. */
     readonly literals: ReadonlyMap<number, Readonly<Record<string, string>>> = new Map(),
   ) {}
+
+  /** unboundBefore's answers, by frame name and line. */
+  private readonly unbound = new Map<string, ReadonlySet<string>>();
 
   /** Compiles (never runs) the program; null when it does not compile. */
   static async of(source: string): Promise<ControlFlow | null> {
@@ -226,8 +232,6 @@ export class ControlFlow {
     this.unbound.set(key, out);
     return out;
   }
-
-  private readonly unbound = new Map<string, ReadonlySet<string>>();
 
   /** Whether a frame text `f:1 g:2` names only lines its frames can report. */
   stackPossible(frames: readonly Frame[]): boolean {
