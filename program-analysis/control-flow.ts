@@ -95,7 +95,7 @@ export interface ProgramNames {
 }
 
 /** Words by which a program can change a local, or what its repr shows, behind its frame's back. */
-const FRAME_WRITERS = ['locals', 'exec', 'eval', '_getframe', 'f_locals', '__class__', 'ctypes', 'settrace', 'gc.'];
+const FRAME_WRITERS = ['locals', 'exec', 'eval', '_getframe', 'f_locals', '__class__', '__qualname__', 'ctypes', 'settrace', 'gc.'];
 
 const NO_NAMES: ProgramNames = { unstable: new Set(), directOnly: new Set(), localsByCodeOnly: false };
 

@@ -44,7 +44,9 @@ and, for the whole program:
                  `set`): ast.literal_eval builds the value, nothing of the program runs, and
                  after the line each name holds exactly that repr. Not a set with elements
                  (its order can change from run to run), not a dunder name, not a line that
-                 holds another statement too
+                 holds another statement too. And a `def` without decorators (or a lambda
+                 assigned to a name) binds its name to `<function QUALNAME at 0x0>` (the
+                 address is masked in every state)
 
   unstable       names declared global or nonlocal anywhere
   direct_only    plain functions the program only ever calls by name (`f(...)`), never uses as
@@ -266,6 +268,28 @@ def literal_repr(node, rebinds_set):
     return text if len(text) <= MAX_LITERAL_REPR else None
 
 
+FUNCTION_DEF = {'LOAD_CONST', 'MAKE_FUNCTION', 'LOAD_CLOSURE', 'BUILD_TUPLE', 'BUILD_MAP', 'STORE_FAST', 'STORE_NAME',
+                'STORE_DEREF', 'STORE_GLOBAL', 'NOP'}
+
+
+def function_defs(co):
+    """line -> {name: repr} for the lines of `co` that only make a function and bind it to a name."""
+    ins = list(dis.get_instructions(co))
+    by_line = {}
+    for i in ins:
+        by_line.setdefault(i.positions.lineno, []).append(i)
+    out = {}
+    for k in range(1, len(ins) - 1):
+        made, code, store = ins[k], ins[k - 1], ins[k + 1]
+        if made.opname != 'MAKE_FUNCTION' or code.opname != 'LOAD_CONST' or not isinstance(code.argval, types.CodeType):
+            continue
+        line = store.positions.lineno
+        if not store.opname.startswith('STORE_') or line is None or any(i.opname not in FUNCTION_DEF for i in by_line[line]):
+            continue
+        out.setdefault(line, {})[store.argval] = f'<function {code.argval.co_qualname} at 0x0>'
+    return out
+
+
 def unstable_names(tree):
     """Names declared global or nonlocal anywhere: another frame can rebind them."""
     return {n for node in ast.walk(tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for n in node.names}
@@ -319,9 +343,12 @@ def control_flow(source):
     except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
         return {'kind': 'error', 'message': f'{type(e).__name__}: {e}'}
     frames = {}
+    defs = {}
     stack = [code]
     while stack:
         co = stack.pop()
+        for line, names in function_defs(co).items():
+            defs.setdefault(line, {}).update(names)
         info = analyse(co)
         frames[co.co_name] = merge(frames[co.co_name], info) if co.co_name in frames else info
         stack.extend(c for c in co.co_consts if isinstance(c, types.CodeType))
@@ -341,7 +368,10 @@ def control_flow(source):
             'params': None if f['params'] is None else sorted(f['params']),
             'quiet': sorted(f['quiet']),
         }
-    literals = {str(line): values for line, values in sorted(literal_lines(tree).items())}
+    literals = literal_lines(tree)
+    for line, names in defs.items():
+        literals[line] = {**literals.get(line, {}), **names}
+    literals = {str(line): values for line, values in sorted(literals.items())}
     return {'kind': 'ok', 'frames': out, 'unstable': sorted(unstable_names(tree)), 'direct_only': sorted(direct_only(tree, source)),
             'literals': literals}
 

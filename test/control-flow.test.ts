@@ -260,6 +260,18 @@ describe('a literal assigned is that literal', () => {
     expect(await ok(at(5, { acc: '[]' }), { kind: 'step_over' }, next(6, '{"..": "..", "acc": "[[1]]"}'))).toBe(true);
   });
 
+  it('a def (or a lambda) binds its name to the function, whose repr then never changes', async () => {
+    const program = 'def f(xs):\n    def g(x):\n        return x\n    y = g(xs)\n    return y\n';
+    const lines = sourceLines(program);
+    const st = (n: number, locals: Record<string, string>): State => ({ event: 'line', line: n, source: lines[n - 1]!, stack: [{ function: 'f', line: n }], locals: { xs: '[1]', ...locals } });
+    const to = (n: number, locals: string) => `${L.lineSep}${L.locSep}${n}${L.argSep}${locals}${L.srcSep}${lines[n - 1]}${L.actionSep}`;
+    const g = '<function f.<locals>.g at 0x…>';
+    expect(await ok(st(2, {}), { kind: 'step_over' }, to(4, `{"..": "..", "g": "${g}"}`), program)).toBe(true);
+    expect(await ok(st(2, {}), { kind: 'step_over' }, to(4, '{"..": "..", "g": "<function g at 0x…>"}'), program)).toBe(false);
+    expect(await ok(st(4, { g }), { kind: 'step_over' }, to(5, `{"..": "..", "g": "${g}", "y": "[1]"}`), program)).toBe(true);
+    expect(await ok(st(4, { g }), { kind: 'step_over' }, to(5, '{"..": "..", "g": "<function function f.<locals>.g at 0x…>", "y": "[1]"}'), program)).toBe(false);
+  });
+
   it('not where the program rebinds `set`, and not stepping back', async () => {
     const shadowed = `set = list\n${source}`;
     const shifted = (n: number): State => ({ ...at(n + 1), source: sourceLines(shadowed)[n]!, stack: [{ function: 'f', line: n + 1 }] });
