@@ -13,6 +13,7 @@ import { StateTree } from '../state-tree/tree.js';
 import type { ControlFlow } from '../program-analysis/control-flow.js';
 import { FrameConstraint, type FrameRules } from '../model-client/frame-constraint.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
+import { callerOnCallLine } from '../model-client/kept-values.js';
 
 /** Feeds a frame's text: each special token alone, each payload whole. */
 export function feedText(c: FrameConstraint, text: string): boolean {
@@ -53,12 +54,12 @@ export interface ProgramFlow {
  * Whether `action` from `prevRaw` can land on `landing` as the control-flow constraint sees
  * it (both written as training data is, truncated); the frame text when it cannot.
  */
-export function impossibleMove(program: ProgramFlow, direction: 'forward' | 'inverse', prevRaw: State, action: Action, landing: { state: State } | { exit: Exit }): string | null {
+export function impossibleMove(program: ProgramFlow, direction: 'forward' | 'inverse', prevRaw: State, action: Action, landing: { state: State } | { exit: Exit }, callerRaw?: State): string | null {
   const prev = truncateState(prevRaw);
   const land = 'exit' in landing ? { exit: 'value' in landing.exit ? { ...landing.exit, value: truncateRepr(landing.exit.value) } : landing.exit } : { state: truncateState(landing.state) };
   const text = frameText(direction, land, prev, action);
   const { flow, lines, names } = program;
-  const rules: FrameRules = { action, lines, names, flow, prev, prevFunction: prev.stack[prev.stack.length - 1]!.function };
+  const rules: FrameRules = { action, lines, names, flow, prev, prevFunction: prev.stack[prev.stack.length - 1]!.function, ...(callerRaw ? { caller: truncateState(callerRaw) } : {}) };
   const c = new FrameConstraint(rules);
   return feedText(c, text) && c.done ? null : text;
 }
@@ -68,21 +69,24 @@ export function checkTree(tree: StateTree, flow: ControlFlow, lines: readonly st
   const program: ProgramFlow = { flow, lines, names: FrameNames.ofProgram(lines) };
   const refused: Refusal[] = [];
   let checked = 0;
-  const check = (direction: 'forward' | 'inverse', prev: State, action: Action, landing: { state: State } | { exit: Exit }) => {
+  const check = (direction: 'forward' | 'inverse', prev: State, action: Action, landing: { state: State } | { exit: Exit }, caller?: State) => {
     checked++;
-    const text = impossibleMove(program, direction, prev, action, landing);
+    const text = impossibleMove(program, direction, prev, action, landing, caller);
     if (text !== null) refused.push({ action, prev: truncateState(prev), text });
   };
   const forward: Action[] = [{ kind: 'step_into' }, { kind: 'step_over' }, { kind: 'step_return' }, { kind: 'continue' }];
+  const run = tree.states.map((state) => ({ state, action: forward[0]! }));
   for (let i = 0; i < tree.size; i++) {
     const prev = tree.states[i]!;
     const actions = [...forward];
     // A breakpoint on a line the run reaches later.
     const later = tree.states.slice(i + 1).find((s) => s.event === 'line');
     if (later) actions.push({ kind: 'breakpoint', line: later.line, source: later.source });
+    // The run in order: each state's caller on its call line, as a history of steps shows it.
+    const caller = callerOnCallLine(run, i);
     for (const action of actions) {
       const l = tree.move(i, action);
-      check('forward', prev, action, 'node' in l ? { state: tree.states[l.node]! } : l);
+      check('forward', prev, action, 'node' in l ? { state: tree.states[l.node]! } : l, caller);
     }
   }
   const inverse: Action[] = [{ kind: 'inv_step_into' }, { kind: 'inv_step_over' }, { kind: 'inv_step_call' }];

@@ -24,7 +24,7 @@ import { HEADS, type Head, type Part, STEP_ACTIONS, frameEnd, headsAfter, layout
 import type { Action, Event, State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, MAX_REPR_CHARS, truncateRepr, truncateText, MAX_LOCALS } from '../grammar/truncate.js';
 import { type ControlFlow, headImpossible, type Landing } from '../program-analysis/control-flow.js';
-import { bothRules, keptNames, keptValueRule, type LandingFrame, sameTextRule } from './kept-values.js';
+import { bothRules, keptByCaller, keptNames, keptValueRule, type LandingFrame, sameTextRule } from './kept-values.js';
 import { type ContentRule, JsonString, KnownNames, type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
 import { type FrameNames, LocSegment } from './loc-constraint.js';
 import { reprRule } from './repr-constraint.js';
@@ -57,6 +57,11 @@ export interface FrameRules {
   flow?: ControlFlow;
   /** The state the action is taken from (for `flow`). */
   prev?: State;
+  /**
+   * From a return: the caller's state on the line that made the call, before it (the state
+   * tree's parent of the callee's states), when the history holds it (kept-values.ts).
+   */
+  caller?: State;
 }
 
 /** No names: nothing known to rule out. */
@@ -435,13 +440,15 @@ export class FrameConstraint {
     const repr = reprRule(flow !== undefined && !flow.ownReprs);
     if (!flow || this.head?.kind !== 'event') return () => repr;
     const landing = { event: this.head.event, line: this.line!, bare: this.bare };
-    const kept = keptNames(flow, action, prev, landing);
+    const byCaller = keptByCaller(flow, action, prev, this.rules.caller, landing);
+    const kept = byCaller ?? keptNames(flow, action, prev, landing);
+    const reference = byCaller ? this.rules.caller : prev;
     const assigned = literalsAssigned(flow, action, prev, landing);
     if (!kept && !assigned) return () => repr;
     return (name) => {
       const literal = assigned?.[name];
       if (literal !== undefined) return bothRules(repr, sameTextRule(truncateRepr(literal)));
-      const before = prev!.locals[name];
+      const before = reference!.locals[name];
       const keep = before !== undefined && kept?.(name) ? keptValueRule(before) : undefined;
       return keep ? bothRules(repr, keep) : repr;
     };

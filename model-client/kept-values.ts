@@ -40,6 +40,50 @@ const SAME_FRAME_INVERSE_STEPS: ReadonlySet<Action['kind']> = new Set(['inv_step
 /** Events after which the frame goes on running its own line (a return leaves it). */
 const RUNNING: ReadonlySet<Event> = new Set(['line', 'line_call', 'call', 'exception']);
 
+const sameFrame = (a: { function: string; line: number }, b: { function: string; line: number }) => a.function === b.function && a.line === b.line;
+
+/** Steps that never leave a call for another one of the same stack: each goes to the next state, over a call or out of one. */
+const WALKING: ReadonlySet<Action['kind']> = new Set(['step_into', 'step_over', 'step_return']);
+
+/**
+ * The caller's state on the line that made the call, for the return `steps[at]`: walking
+ * back over forward steps, every state inside the call (its stack longer, with the caller's
+ * frames below), then a line state of exactly the caller's frames with the caller on its
+ * call line. Undefined where the steps do not show it: a jump on the way (a breakpoint can
+ * land in a later call of the same function, from the same line of a loop), or a run
+ * entered inside the call.
+ */
+export function callerOnCallLine(steps: readonly { state: State; action?: Action }[], at: number): State | undefined {
+  const prev = steps[at]?.state;
+  if (!prev || prev.event !== 'return' || prev.stack.length < 2) return undefined;
+  const outer = prev.stack.slice(0, -1);
+  for (let j = at - 1; j >= 0; j--) {
+    const { state: s, action } = steps[j]!;
+    if (!action || !WALKING.has(action.kind)) return undefined;
+    if (!outer.every((f, k) => s.stack[k] !== undefined && sameFrame(f, s.stack[k]!))) return undefined;
+    if (s.stack.length > outer.length) continue;
+    return s.stack.length === outer.length && s.event === 'line' ? s : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * After a return, the caller goes on with the line that made the call: its names the line
+ * does not bind are bound to the objects they held on that line before the call (`caller`,
+ * the caller's state there). The names so kept, for a step from a return to the caller's next
+ * line, return or exception (null: none known).
+ */
+export function keptByCaller(flow: ControlFlow, action: Action | null, prev: State | undefined, caller: State | undefined, landing: LandingFrame): ((name: string) => boolean) | null {
+  if (!action || !prev || !caller || !SAME_FRAME_STEPS.has(action.kind) || prev.event !== 'return' || landing.bare || landing.event === 'call') return null;
+  if (!flow.programNames.localsByCodeOnly) return null;
+  const fn = caller.stack[caller.stack.length - 1]!.function;
+  const f = flow.frames.get(fn);
+  if (!f || fn === '<module>') return null;
+  const rebound = f.stores.get(caller.line);
+  const { unstable } = flow.programNames;
+  return (name) => !rebound?.has(name) && !f.shared.has(name) && !unstable.has(name);
+}
+
 /**
  * The names bound to the same object in `prev` and in the state being written (null: none
  * known), with the rule above.

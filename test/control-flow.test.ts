@@ -18,6 +18,7 @@ import { ControlFlow } from '../program-analysis/control-flow.js';
 import { checkTree, feedText } from '../evaluation/control-flow-check.js';
 import { FrameConstraint } from '../model-client/frame-constraint.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
+import { callerOnCallLine } from '../model-client/kept-values.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { StateTree } from '../state-tree/tree.js';
 import { sourceLines, traceSource } from '../tracer/run-tracer.js';
@@ -270,6 +271,33 @@ describe('a literal assigned is that literal', () => {
     expect(await ok(st(2, {}), { kind: 'step_over' }, to(4, '{"..": "..", "g": "<function g at 0x…>"}'), program)).toBe(false);
     expect(await ok(st(4, { g }), { kind: 'step_over' }, to(5, `{"..": "..", "g": "${g}", "y": "[1]"}`), program)).toBe(true);
     expect(await ok(st(4, { g }), { kind: 'step_over' }, to(5, '{"..": "..", "g": "<function function f.<locals>.g at 0x…>", "y": "[1]"}'), program)).toBe(false);
+  });
+
+  it("after a return the caller's names keep what they held on the call line (with the steps that show it)", async () => {
+    const program = 'def g(n):\n    return n + 1\n\ndef f(a, s):\n    b = g(a)\n    return s + str(b)\n';
+    const lines = sourceLines(program);
+    const flowG = (await ControlFlow.of(program))!;
+    const callLine: State = { event: 'line', line: 5, source: lines[4]!, stack: [{ function: 'f', line: 5 }], locals: { a: '1', s: "'x'" } };
+    const ret: State = { event: 'return', line: 2, source: lines[1]!, stack: [{ function: 'f', line: 5 }, { function: 'g', line: 2 }], locals: { n: '1' }, value: '2' };
+    const steps = [
+      { state: callLine, action: { kind: 'step_into' } as Action },
+      { state: { event: 'call', line: 1, source: lines[0]!, stack: [{ function: 'f', line: 5 }, { function: 'g', line: 1 }], locals: { n: '1' } } as State, action: { kind: 'step_into' } as Action },
+      { state: { ...ret, event: 'line', value: undefined } as State, action: { kind: 'step_over' } as Action },
+      { state: ret, action: { kind: 'step_over' } as Action },
+    ];
+    expect(callerOnCallLine(steps, 3)).toBe(callLine);
+    // A jump on the way: the caller may have moved on (a later call from the same line).
+    expect(callerOnCallLine([{ ...steps[0]!, action: { kind: 'breakpoint', line: 2, source: lines[1]! } }, ...steps.slice(1)], 3)).toBeUndefined();
+    const landing = (locals: string) => `${L.lineSep}${L.locSep}f:6${L.argSep}${locals}${L.srcSep}${lines[5]}${L.actionSep}`;
+    const okFrom = (locals: string, caller?: State) => {
+      const c = new FrameConstraint({ action: { kind: 'step_over' }, lines, names: FrameNames.ofProgram(lines), prevFunction: 'g', flow: flowG, prev: ret, ...(caller ? { caller } : {}) });
+      return feedText(c, landing(locals)) && c.done;
+    };
+    expect(okFrom(`{"a": "1", "s": "'x'", "b": "2"}`, callLine)).toBe(true);
+    expect(okFrom(`{"a": "1", "s": "'y'", "b": "2"}`, callLine)).toBe(false);
+    // b is the call line's own: any value.
+    expect(okFrom(`{"a": "1", "s": "'x'", "b": "3"}`, callLine)).toBe(true);
+    expect(okFrom(`{"a": "1", "s": "'y'", "b": "2"}`)).toBe(true);
   });
 
   it('not where the program rebinds `set`, and not stepping back', async () => {
