@@ -32,7 +32,8 @@ export function calibration(points: readonly ConfidencePoint[]): CalibrationBand
   });
 }
 
-const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
+/** `12.5%`, or `—` for no share. */
+export const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
 
 /** `90%+: 12 predictions, 75.0% right (shown 96.1% on average); ...` */
 export function formatCalibration(bands: readonly CalibrationBand[]): string {

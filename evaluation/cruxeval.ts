@@ -38,7 +38,7 @@ import { sourceLines } from '../tracer/run-tracer.js';
 import { describeError, failureKind, type InternalError } from './failures.js';
 import type { HeldoutRow } from './heldout.js';
 import { checkRows, type Inspection, inspectRows } from './python-rows.js';
-import { type CalibrationBand, calibration, formatCalibration } from './calibration.js';
+import { type CalibrationBand, calibration, formatCalibration, pct } from './calibration.js';
 
 export type CruxTask = 'output' | 'input';
 
@@ -225,8 +225,6 @@ export async function evaluateCruxEval(rows: readonly HeldoutRow[], p: NeuralPre
 export function calibrationOf(attempts: readonly Attempt[]): CalibrationBand[] {
   return calibration(attempts.map((a) => ({ ...(a.confidence === undefined ? {} : { confidence: a.confidence }), right: a.passed })));
 }
-
-const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
 
 /** The report as a short table; the last line is the model's `pass@1: X%`. */
 export function formatCruxEval(report: CruxReport): string {

@@ -22,7 +22,7 @@
  */
 import type { Action, Event, State } from '../grammar/state.js';
 import { truncateRepr } from '../grammar/truncate.js';
-import type { ControlFlow } from '../program-analysis/control-flow.js';
+import type { ControlFlow, FrameFlow } from '../program-analysis/control-flow.js';
 import type { ContentRule } from './json-constraint.js';
 import { reprRule } from './repr-constraint.js';
 
@@ -75,13 +75,23 @@ export function callerOnCallLine(steps: readonly { state: State; action?: Action
  */
 export function keptByCaller(flow: ControlFlow, action: Action | null, prev: State | undefined, caller: State | undefined, landing: LandingFrame): ((name: string) => boolean) | null {
   if (!action || !prev || !caller || !SAME_FRAME_STEPS.has(action.kind) || prev.event !== 'return' || landing.bare || landing.event === 'call') return null;
+  return keptBesides(flow, caller, (f) => f.stores.get(caller.line));
+}
+
+/**
+ * The names of the innermost frame of `state` kept besides those `rebound` names (from the
+ * frame's flow; undefined: none): not cell or free variables, not declared global or
+ * nonlocal. Null for the module's frame, a frame not compiled here, or a program that can
+ * reach frames by hand.
+ */
+function keptBesides(flow: ControlFlow, state: State, rebound: (f: FrameFlow) => ReadonlySet<string> | undefined): ((name: string) => boolean) | null {
   if (!flow.programNames.localsByCodeOnly) return null;
-  const fn = caller.stack[caller.stack.length - 1]!.function;
+  const fn = state.stack[state.stack.length - 1]!.function;
   const f = flow.frames.get(fn);
   if (!f || fn === '<module>') return null;
-  const rebound = f.stores.get(caller.line);
+  const names = rebound(f);
   const { unstable } = flow.programNames;
-  return (name) => !rebound?.has(name) && !f.shared.has(name) && !unstable.has(name);
+  return (name) => !names?.has(name) && !f.shared.has(name) && !unstable.has(name);
 }
 
 /**
@@ -89,17 +99,11 @@ export function keptByCaller(flow: ControlFlow, action: Action | null, prev: Sta
  * known), with the rule above.
  */
 export function keptNames(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame): ((name: string) => boolean) | null {
-  if (!action || !prev || !flow.programNames.localsByCodeOnly) return null;
-  const fn = prev.stack[prev.stack.length - 1]!.function;
-  const f = flow.frames.get(fn);
-  if (!f || fn === '<module>') return null;
-  let rebound: ReadonlySet<string> | undefined;
-  if (SAME_FRAME_STEPS.has(action.kind) && landing.bare && RUNNING.has(prev.event) && landing.event !== 'call') rebound = f.stores.get(prev.line);
-  else if (SAME_FRAME_INVERSE_STEPS.has(action.kind) && landing.bare && RUNNING.has(landing.event) && landing.event !== 'call') rebound = f.stores.get(landing.line);
-  else if ((action.kind === 'step_return' && landing.event === 'return' && prev.event !== 'return') || (action.kind === 'inv_step_call' && landing.event === 'call' && prev.event !== 'call')) rebound = f.storedAnywhere;
-  else return null;
-  const { unstable } = flow.programNames;
-  return (name) => !rebound?.has(name) && !f.shared.has(name) && !unstable.has(name);
+  if (!action || !prev) return null;
+  if (SAME_FRAME_STEPS.has(action.kind) && landing.bare && RUNNING.has(prev.event) && landing.event !== 'call') return keptBesides(flow, prev, (f) => f.stores.get(prev.line));
+  if (SAME_FRAME_INVERSE_STEPS.has(action.kind) && landing.bare && RUNNING.has(landing.event) && landing.event !== 'call') return keptBesides(flow, prev, (f) => f.stores.get(landing.line));
+  if ((action.kind === 'step_return' && landing.event === 'return' && prev.event !== 'return') || (action.kind === 'inv_step_call' && landing.event === 'call' && prev.event !== 'call')) return keptBesides(flow, prev, (f) => f.storedAnywhere);
+  return null;
 }
 
 const IMMUTABLE_NAMES: ReadonlySet<string> = new Set(['None', 'True', 'False', 'inf', 'nan', 'Ellipsis', 'NotImplemented']);

@@ -138,6 +138,8 @@ export class ControlFlow {
 
   /** unboundBefore's answers, by frame name and line. */
   private readonly unbound = new Map<string, ReadonlySet<string>>();
+  /** By frame name, the lines its first line event (after a call or a resumption) can reach. */
+  private readonly reached = new Map<string, ReadonlySet<number>>();
 
   /** Compiles (never runs) the program; null when it does not compile. */
   static async of(source: string): Promise<ControlFlow | null> {
@@ -221,7 +223,8 @@ export class ControlFlow {
     const key = `${name}\u0000${line}`;
     const cached = this.unbound.get(key);
     if (cached) return cached;
-    const reached = closure(f.starts, f.next);
+    let reached = this.reached.get(name);
+    if (!reached) this.reached.set(name, (reached = closure(f.starts, f.next)));
     const before = closure(f.prev.get(line) ?? EMPTY, f.prev);
     let out: ReadonlySet<string> = EMPTY_NAMES;
     if (reached.has(line)) {
