@@ -24,9 +24,10 @@ import { HEADS, type Head, type Part, STEP_ACTIONS, frameEnd, headsAfter, layout
 import type { Action, Event, State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, MAX_REPR_CHARS, truncateRepr, truncateText, MAX_LOCALS } from '../grammar/truncate.js';
 import { type ControlFlow, headImpossible, type Landing } from '../program-analysis/control-flow.js';
-import { bothRules, keptByCaller, keptNames, keptValueRule, type LandingFrame, sameTextRule } from './kept-values.js';
+import { bothRules, keptByCaller, keptNames, keptValueRule, type LandingFrame, oneOfTextsRule, sameTextRule } from './kept-values.js';
 import { type ContentRule, JsonString, KnownNames, type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
 import { type FrameNames, LocSegment } from './loc-constraint.js';
+import { loopBefore, loopLanding, loopValues } from './loop-values.js';
 import { reprRule } from './repr-constraint.js';
 import { type Segment, type TokenSpan, cp } from './segment.js';
 
@@ -58,8 +59,9 @@ export interface FrameRules {
   /** The state the action is taken from (for `flow`). */
   prev?: State;
   /**
-   * From a return: the caller's state on the line that made the call, before it (the state
-   * tree's parent of the callee's states), when the history holds it (kept-values.ts).
+   * Inside a call: the caller's state on the line that made the call, before it (the state
+   * tree's parent of the callee's states), when the history holds it (kept-values.ts); read
+   * from a return (what the caller keeps) and from a comprehension (what it iterates).
    */
   caller?: State;
 }
@@ -249,7 +251,7 @@ export class FrameConstraint {
   private readonly landing: Landing;
 
   constructor(private readonly rules: FrameRules) {
-    this.landing = rules.flow ? rules.flow.landing(rules.action, rules.prev) : {};
+    this.landing = rules.flow ? loopLanding(rules.flow, rules.action, rules.prev, rules.flow.landing(rules.action, rules.prev)) : {};
     const heads = new Set<string>(headsAfter(rules.action));
     for (const h of heads) {
       const head = HEADS.get(h);
@@ -413,6 +415,8 @@ export class FrameConstraint {
         const fn = this.function;
         const onlyNone = this.head?.kind === 'event' && this.head.event === 'return' && fn !== undefined && rules.flow !== undefined && !rules.flow.returnsValue(fn, this.line!);
         if (onlyNone) return new ValueSegment(new JsonString(NONE_VALUE, MAX_REPR_CHARS));
+        const returned = this.head?.kind === 'event' && this.head.event === 'return' && fn !== undefined ? rules.flow?.returnValues(fn, this.line!) : undefined;
+        if (returned) return new ValueSegment(new JsonString(oneOfTextsRule(returned.map((text) => truncateRepr(text))), MAX_REPR_CHARS));
         // A return's or an exception's value is a repr too (an exit's is left free).
         const event = this.head?.kind === 'event' && rules.flow !== undefined && !rules.flow.ownReprs;
         return event ? new ValueSegment(new JsonString(reprRule(true), MAX_REPR_CHARS)) : new ValueSegment();
@@ -422,18 +426,23 @@ export class FrameConstraint {
 
   /**
    * Names the frame cannot hold on a stop before its line runs (a line event): bound only on
-   * lines that cannot have run yet in this call (ControlFlow.unboundBefore).
+   * lines that cannot have run yet in this call (ControlFlow.unboundBefore); stepping back
+   * over a loop's first iteration, its targets (loop-values.ts).
    */
   private unboundNames(): ReadonlySet<string> {
     const { flow } = this.rules;
     const event = this.head?.kind === 'event' ? this.head.event : undefined;
     if (!flow || this.function === undefined || (event !== 'line' && event !== 'line_call')) return NO_NAMES;
-    return flow.unboundBefore(this.function, this.line!);
+    const unbound = flow.unboundBefore(this.function, this.line!);
+    const beforeLoop = loopBefore(flow, this.rules.action, this.rules.prev, { event, line: this.line!, bare: this.bare })?.unbound;
+    return beforeLoop && beforeLoop.size > 0 ? new Set([...unbound, ...beforeLoop]) : unbound;
   }
 
   /**
    * What each local's repr may be: a value's; where the step cannot rebind it, what it was
-   * (kept-values.ts); where the line just run assigned it a literal, that literal's repr.
+   * (kept-values.ts); where the line just run assigned it a literal, that literal's repr;
+   * where it ran a loop's iteration, the element that comes next, and stepping back over
+   * one, the element before (loop-values.ts).
    */
   private localRule(): (name: string) => ContentRule {
     const { flow, action, prev } = this.rules;
@@ -444,10 +453,13 @@ export class FrameConstraint {
     const kept = byCaller ?? keptNames(flow, action, prev, landing);
     const reference = byCaller ? this.rules.caller : prev;
     const assigned = literalsAssigned(flow, action, prev, landing);
-    if (!kept && !assigned) return () => repr;
+    const iterated = loopValues(flow, action, prev, this.rules.caller, landing) ?? loopBefore(flow, action, prev, landing)?.values;
+    if (!kept && !assigned && !iterated) return () => repr;
     return (name) => {
       const literal = assigned?.[name];
       if (literal !== undefined) return bothRules(repr, sameTextRule(truncateRepr(literal)));
+      const next = iterated?.[name];
+      if (next !== undefined) return bothRules(repr, oneOfTextsRule(next.map((text) => truncateRepr(text))));
       const before = reference!.locals[name];
       const keep = before !== undefined && kept?.(name) ? keptValueRule(before) : undefined;
       return keep ? bothRules(repr, keep) : repr;

@@ -46,7 +46,8 @@ const sameFrame = (a: { function: string; line: number }, b: { function: string;
 const WALKING: ReadonlySet<Action['kind']> = new Set(['step_into', 'step_over', 'step_return']);
 
 /**
- * The caller's state on the line that made the call, for the return `steps[at]`: walking
+ * The caller's state on the line that made the call, for a state `steps[at]` inside a call
+ * (a return, for keptByCaller; a comprehension's iteration, for loop-values.ts): walking
  * back over forward steps, every state inside the call (its stack longer, with the caller's
  * frames below), then a line state of exactly the caller's frames with the caller on its
  * call line. Undefined where the steps do not show it: a jump on the way (a breakpoint can
@@ -55,7 +56,7 @@ const WALKING: ReadonlySet<Action['kind']> = new Set(['step_into', 'step_over', 
  */
 export function callerOnCallLine(steps: readonly { state: State; action?: Action }[], at: number): State | undefined {
   const prev = steps[at]?.state;
-  if (!prev || prev.event !== 'return' || prev.stack.length < 2) return undefined;
+  if (!prev || prev.stack.length < 2) return undefined;
   const outer = prev.stack.slice(0, -1);
   for (let j = at - 1; j >= 0; j--) {
     const { state: s, action } = steps[j]!;
@@ -141,6 +142,12 @@ function headsRule(heads: readonly string[]): ContentRule {
 export function sameTextRule(text: string): ContentRule {
   const want = shape(text);
   return { prefix: (s) => want.startsWith(shape(s)), complete: (s) => shape(s) === want };
+}
+
+/** One of these texts (non-ASCII characters aside, see shape()). */
+export function oneOfTextsRule(texts: readonly string[]): ContentRule {
+  const wants = texts.map(shape);
+  return { prefix: (s) => wants.some((w) => w.startsWith(shape(s))), complete: (s) => wants.includes(shape(s)) };
 }
 
 /** What the repr of the object `prevRepr` shows may become (undefined: anything a repr may be). */

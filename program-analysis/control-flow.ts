@@ -16,7 +16,9 @@
  * And on values: a return event on a line with no return or yield instruction is an
  * exception leaving the frame, whose value is `None` (returnsValue()); the names each line
  * binds, for kept-values.ts; the names a frame cannot hold yet before a line
- * (unboundBefore()); the repr a line that only assigns literals gives each name (`literals`).
+ * (unboundBefore()); the repr a line that only assigns literals gives each name (`literals`);
+ * where a loop target's next value comes from (`loops`, model-client/loop-values.ts); the
+ * value a line that is only `return LITERAL` returns (returnValues()).
  * A line event never lands on a function's first line that carries only its preamble
  * (`quiet`), and stepping back reaches the call only from a line a call can run first.
  *
@@ -41,6 +43,27 @@ const FrameFlowSchema = z.object({
   params: z.array(z.string()).nullable(),
   quiet: z.array(z.number().int()),
 });
+/** Where a range's stop is shown: a literal, a local, the length of a local. */
+const RangeStop = { stop: z.number().int().optional(), stop_name: z.string().optional(), stop_len: z.string().optional() };
+/** Where a loop target's next value comes from (control_flow.py's `loops`). */
+const IterationSourceSchema = z.union([
+  z.object({ seq: z.string(), reversed: z.literal(true).optional() }),
+  z.object({ values: z.string() }),
+  z.object({ count: z.number().int(), step: z.number().int(), ...RangeStop }),
+  z.object({ count_from: z.string(), step: z.number().int(), ...RangeStop }),
+]);
+export type IterationSource = z.infer<typeof IterationSourceSchema>;
+const LoopSchema = z.object({
+  /** `for` (the frame holding the loop), or the comprehension's frame (`<listcomp>`…). */
+  kind: z.string(),
+  sources: z.record(z.string(), IterationSourceSchema),
+  /** A `for`'s body's first line. */
+  body: z.number().int().optional(),
+  /** A `for` whose bound target on its header means it is going on, not entered again. */
+  fresh: z.boolean().optional(),
+});
+export type Loop = z.infer<typeof LoopSchema>;
+
 const FlowSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('ok'),
@@ -48,6 +71,8 @@ const FlowSchema = z.discriminatedUnion('kind', [
     unstable: z.array(z.string()),
     direct_only: z.array(z.string()),
     literals: z.record(z.string(), z.record(z.string(), z.string())),
+    loops: z.record(z.string(), z.array(LoopSchema)),
+    returns_literal: z.record(z.string(), z.string()),
   }),
   z.object({ kind: z.literal('error'), message: z.string() }),
 ]);
@@ -134,6 +159,10 @@ export class ControlFlow {
     readonly programNames: ProgramNames = NO_NAMES,
     /** Line -> the repr each name holds after it: a line that only assigns literals (`acc = []`), from control_flow.py. */
     readonly literals: ReadonlyMap<number, Readonly<Record<string, string>>> = new Map(),
+    /** Line -> the loops whose targets' next values a state tells (`for x in xs:`), from control_flow.py. */
+    readonly loops: ReadonlyMap<number, readonly Loop[]> = new Map(),
+    /** Line -> the repr a line that is only `return LITERAL` returns (control_flow.py's `returns_literal`). */
+    readonly returnsLiteral: ReadonlyMap<number, string> = new Map(),
   ) {}
 
   /** unboundBefore's answers, by frame name and line. */
@@ -177,7 +206,9 @@ export class ControlFlow {
     const ownReprs = writesOwnReprs(source);
     const localsByCodeOnly = !ownReprs && !FRAME_WRITERS.some((w) => source.includes(w));
     const literals = new Map(Object.entries(out.literals).map(([line, values]) => [Number(line), values] as const));
-    return new ControlFlow(frames, ownReprs, { unstable: new Set(out.unstable), directOnly: new Set(out.direct_only), localsByCodeOnly }, literals);
+    const loops = new Map(Object.entries(out.loops).map(([line, found]) => [Number(line), found] as const));
+    const returnsLiteral = new Map(Object.entries(out.returns_literal).map(([line, text]) => [Number(line), text] as const));
+    return new ControlFlow(frames, ownReprs, { unstable: new Set(out.unstable), directOnly: new Set(out.direct_only), localsByCodeOnly }, literals, loops, returnsLiteral);
   }
 
   /**
@@ -200,6 +231,18 @@ export class ControlFlow {
   /** The lines an exception event of a frame of this name can report (undefined: not the program's). */
   raisesOf(name: string): ReadonlySet<number> | undefined {
     return this.frames.get(name)?.raises;
+  }
+
+  /**
+   * The values a return event of `name` on a line that is only `return LITERAL` can carry:
+   * that literal's repr, and None where an exception can pass through the line (undefined:
+   * any value, not such a line).
+   */
+  returnValues(name: string, line: number): readonly string[] | undefined {
+    const literal = this.returnsLiteral.get(line);
+    const f = this.frames.get(name);
+    if (literal === undefined || !f?.returns.has(line)) return undefined;
+    return f.raises.has(line) ? [literal, 'None'] : [literal];
   }
 
   /** Whether a return event of `name` on `line` can carry a value other than None. */

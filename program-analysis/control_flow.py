@@ -48,6 +48,27 @@ and, for the whole program:
                  assigned to a name) binds its name to `<function QUALNAME at 0x0>` (the
                  address is masked in every state)
 
+  loops          line -> what each target of a `for` on that line (kind "for", the frame
+                 holding the loop) or of a one-line comprehension's only `for` (kind
+                 "<listcomp>", "<setcomp>", "<dictcomp>": the comprehension's own frame) is
+                 bound to next, from where (`sources`): the elements of a local (`seq`, also
+                 `reversed(N)`, `N.keys()`; a dict's keys; a str's characters), a dict's values
+                 (`values`, `N.values()`, the second target of `N.items()`), a count (`range`
+                 with a start and a literal step, and its stop where a literal, a local or
+                 `len(N)` shows it; `enumerate`'s index). For a `for`, `body` is
+                 its body's first line: a step from the header that lands there has run one
+                 iteration; `fresh`: a bound target on the header means the loop is going on
+                 (not entered again: it is in no other loop, and nothing else binds its targets). Only where nothing in the loop (or the comprehension's statement)
+                 can rebind or change what it iterates: the iterated names are never stored in
+                 it and are only read there (subscripts, comparisons, arithmetic, builtins and
+                 methods that do not mutate), so each element comes in the order the repr
+                 before shows it; and only where the body never rebinds a target, so the
+                 target's value on the header is the element it was bound to
+
+  returns_literal  line -> the repr a return event on a line that is only `return LITERAL` (or a
+                 bare `return`) carries when the function returns there (an exception
+                 passing through carries None)
+
   unstable       names declared global or nonlocal anywhere
   direct_only    plain functions the program only ever calls by name (`f(...)`), never uses as
                  a value, rebinds, decorates, or defines in a class: such a function is called
@@ -222,15 +243,26 @@ def merge(a, b):
 MAX_LITERAL_REPR = 1000
 
 
-def literal_lines(tree):
-    """line -> {name: repr} for the lines that assign literals: see the module's docstring."""
+def statements_per_line(tree):
+    """line -> how many statements start on it."""
     statements = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.stmt):
             statements[node.lineno] = statements.get(node.lineno, 0) + 1
-    rebinds_set = any(isinstance(n, ast.Name) and n.id == 'set' and not isinstance(n.ctx, ast.Load) for n in ast.walk(tree)) or any(
+    return statements
+
+
+def set_rebound(tree):
+    """Whether the program can rebind the name `set` (then `set()` is no literal)."""
+    return any(isinstance(n, ast.Name) and n.id == 'set' and not isinstance(n.ctx, ast.Load) for n in ast.walk(tree)) or any(
         isinstance(n, (ast.ImportFrom, ast.Import)) and any(a.name == '*' or (a.asname or a.name) == 'set' for a in n.names)
         or isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == 'set' for n in ast.walk(tree))
+
+
+def literal_lines(tree):
+    """line -> {name: repr} for the lines that assign literals: see the module's docstring."""
+    statements = statements_per_line(tree)
+    rebinds_set = set_rebound(tree)
     out = {}
     for node in ast.walk(tree):
         if not isinstance(node, ast.Assign) or node.lineno != node.end_lineno or statements[node.lineno] != 1:
@@ -257,6 +289,19 @@ def literal_lines(tree):
     return out
 
 
+def return_literals(tree):
+    """line -> the repr a line that is only `return LITERAL` (or a bare `return`) returns."""
+    statements = statements_per_line(tree)
+    rebinds_set = set_rebound(tree)
+    out = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Return) and node.lineno == node.end_lineno and statements[node.lineno] == 1:
+            text = 'None' if node.value is None else literal_repr(node.value, rebinds_set)
+            if text is not None:
+                out[node.lineno] = text
+    return out
+
+
 def literal_repr(node, rebinds_set):
     """The repr of a literal expression, or None: not a literal, or one whose repr a run may change."""
     if any(isinstance(n, ast.Set) or (isinstance(n, ast.Call) and rebinds_set) for n in ast.walk(node)):
@@ -266,6 +311,181 @@ def literal_repr(node, rebinds_set):
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
     return text if len(text) <= MAX_LITERAL_REPR else None
+
+
+# Builtins and methods that read their argument or object and never change it.
+READING_BUILTINS = {'len', 'sum', 'min', 'max', 'sorted', 'list', 'tuple', 'set', 'frozenset', 'str', 'repr', 'any', 'all',
+                    'enumerate', 'zip', 'reversed', 'range', 'print', 'abs', 'int', 'float', 'bool', 'dict', 'isinstance',
+                    'type', 'hash', 'id', 'iter', 'map', 'filter', 'format', 'round', 'ord', 'chr'}
+READING_METHODS = {'count', 'index', 'copy', 'get', 'keys', 'values', 'items', 'startswith', 'endswith', 'find', 'rfind',
+                   'upper', 'lower', 'strip', 'lstrip', 'rstrip', 'split', 'rsplit', 'join', 'replace', 'isdigit', 'isalpha',
+                   'isalnum', 'isspace', 'isupper', 'islower', 'isnumeric', 'isdecimal', 'format', 'encode', 'title',
+                   'capitalize', 'swapcase', 'zfill', 'center', 'ljust', 'rjust', 'partition', 'rpartition', 'splitlines',
+                   'casefold', 'issubset', 'issuperset', 'union', 'intersection', 'difference', 'symmetric_difference',
+                   'isdisjoint'}
+COMPREHENSION_FRAMES = {ast.ListComp: '<listcomp>', ast.SetComp: '<setcomp>', ast.DictComp: '<dictcomp>'}
+
+
+def int_literal(node):
+    """The int a literal (`3`, `-1`) writes, or None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        value = int_literal(node.operand)
+        return None if value is None else -value
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+
+def range_stop(node, call_of):
+    """Where a range's stop is shown: a literal, a local, the length of a local; {} if elsewhere."""
+    if int_literal(node) is not None:
+        return {'stop': int_literal(node)}
+    if isinstance(node, ast.Name):
+        return {'stop_name': node.id}
+    if call_of(node, 'len') and len(node.args) == 1 and isinstance(node.args[0], ast.Name):
+        return {'stop_len': node.args[0].id}
+    return {}
+
+
+def iteration_sources(target, it, rebound):
+    """{target name: source} for `for TARGET in IT`, or None where IT is not one of the known shapes."""
+    def call_of(node, name):
+        return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name and name not in rebound \
+            and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args)
+
+    def method_of(node, name):
+        return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name \
+            and isinstance(node.func.value, ast.Name) and not node.args and not node.keywords
+
+    def names(node, n):
+        if n == 1:
+            return [node.id] if isinstance(node, ast.Name) else None
+        ok = isinstance(node, ast.Tuple) and len(node.elts) == n and all(isinstance(e, ast.Name) for e in node.elts)
+        return [e.id for e in node.elts] if ok else None
+
+    if isinstance(it, ast.Name):
+        t = names(target, 1)
+        return t and {t[0]: {'seq': it.id}}
+    if call_of(it, 'reversed') and len(it.args) == 1 and isinstance(it.args[0], ast.Name):
+        t = names(target, 1)
+        return t and {t[0]: {'seq': it.args[0].id, 'reversed': True}}
+    if call_of(it, 'range') and 1 <= len(it.args) <= 3:
+        t = names(target, 1)
+        step = 1 if len(it.args) < 3 else int_literal(it.args[2])
+        if not t or not step:
+            return None
+        stop = range_stop(it.args[0] if len(it.args) == 1 else it.args[1], call_of)
+        if len(it.args) == 1:
+            return {t[0]: {'count': 0, 'step': step, **stop}}
+        start = it.args[0]
+        if int_literal(start) is not None:
+            return {t[0]: {'count': int_literal(start), 'step': step, **stop}}
+        return {t[0]: {'count_from': start.id, 'step': step, **stop}} if isinstance(start, ast.Name) else None
+    if call_of(it, 'enumerate') and 1 <= len(it.args) <= 2 and isinstance(it.args[0], ast.Name):
+        t = names(target, 2)
+        start = 0 if len(it.args) == 1 else int_literal(it.args[1])
+        return t and start is not None and {t[0]: {'count': start, 'step': 1}, t[1]: {'seq': it.args[0].id}}
+    if call_of(it, 'zip') and len(it.args) >= 2 and all(isinstance(a, ast.Name) for a in it.args):
+        t = names(target, len(it.args))
+        return t and {name: {'seq': a.id} for name, a in zip(t, it.args)}
+    if method_of(it, 'items'):
+        t = names(target, 2)
+        return t and {t[0]: {'seq': it.func.value.id}, t[1]: {'values': it.func.value.id}}
+    if method_of(it, 'keys') or method_of(it, 'values'):
+        t = names(target, 1)
+        return t and {t[0]: {'seq' if it.func.attr == 'keys' else 'values': it.func.value.id}}
+    return None
+
+
+def only_read(name, nodes, parents, rebound):
+    """Whether every use of `name` in `nodes` (and below) only reads the object it is bound to."""
+    for root in nodes:
+        for node in ast.walk(root):
+            if not (isinstance(node, ast.Name) and node.id == name):
+                continue
+            if not isinstance(node.ctx, ast.Load):
+                return False
+            parent = parents.get(node)
+            if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.ctx, ast.Load):
+                continue
+            if isinstance(parent, (ast.Compare, ast.BinOp, ast.FormattedValue, ast.comprehension, ast.For)):
+                continue
+            if isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name) \
+                    and parent.func.id in READING_BUILTINS and parent.func.id not in rebound:
+                continue
+            if isinstance(parent, ast.Attribute) and parent.attr in READING_METHODS and isinstance(parents.get(parent), ast.Call):
+                continue
+            return False
+    return True
+
+
+def fresh_targets(loop, targets, parents):
+    """Whether a bound target on the loop's header always means the loop is going on: the loop is
+    in a function, inside no other loop of it, and nothing else there binds its targets."""
+    scope = parents.get(loop)
+    while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
+        if isinstance(scope, (ast.For, ast.AsyncFor, ast.While)):
+            return False
+        scope = parents.get(scope)
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    args = scope.args
+    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} | {a.arg for a in (args.vararg, args.kwarg) if a}
+    # A comprehension's targets are its own frame's (Python 3), not the function's.
+    own_target = set(ast.walk(loop.target)) | {t for n in walk_own(scope) if isinstance(n, ast.comprehension) for t in ast.walk(n.target)}
+    bound_elsewhere = {n.id for n in walk_own(scope) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and n not in own_target}
+    return not (targets & (params | bound_elsewhere))
+
+
+def loop_lines(tree):
+    """line -> [{kind, sources, body?}] for the loops whose next element a state tells: see the module's docstring."""
+    parents = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+    rebound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)} | {
+        n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))} | {
+        (a.asname or a.name).split('.')[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+
+    def stable(sources, scope, statement):
+        # A range read its start and stop once: what shows them must not change after.
+        iterated = {s.get('seq') or s.get('values') or s.get('stop_len') for s in sources.values()} - {None}
+        starts = {s.get(key) for s in sources.values() for key in ('count_from', 'stop_name')} - {None}
+        stored = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        return not ((iterated | starts) & stored) and all(only_read(name, scope, parents, rebound) for name in iterated)
+
+    # A class of the program may iterate its own way behind a repr like a list's.
+    if any(isinstance(n, ast.FunctionDef) and n.name in ('__iter__', '__getitem__') for n in ast.walk(tree)):
+        return {}
+    out = {}
+    comprehensions = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.For):
+            if not node.body or node.body[0].lineno == node.lineno or node.iter.end_lineno != node.lineno:
+                continue
+            sources = iteration_sources(node.target, node.iter, rebound)
+            # A target the body rebinds holds, back on the header, a value no element tells.
+            in_body = {n.id for stmt in node.body for n in ast.walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+            if sources and not (set(sources) & in_body) and stable(sources, node.body, node):
+                out.setdefault(node.lineno, []).append({'kind': 'for', 'sources': sources, 'body': node.body[0].lineno,
+                                                        'fresh': fresh_targets(node, set(sources), parents)})
+        elif type(node) in COMPREHENSION_FRAMES:
+            kind = COMPREHENSION_FRAMES[type(node)]
+            key = (node.lineno, kind)
+            comprehensions[key] = comprehensions.get(key, 0) + 1
+            statement = node
+            while not isinstance(statement, ast.stmt):
+                statement = parents[statement]
+            gen = node.generators
+            if len(gen) != 1 or gen[0].is_async or node.lineno != node.end_lineno:
+                continue
+            sources = iteration_sources(gen[0].target, gen[0].iter, rebound)
+            if sources and stable(sources, [statement], statement):
+                out.setdefault(node.lineno, []).append({'kind': kind, 'sources': sources})
+    # Two loops of one kind on a line: which frame is which is not known.
+    return {line: kept for line, loops in out.items()
+            if (kept := [l for l in loops if sum(m['kind'] == l['kind'] for m in loops) == 1
+                         and (l['kind'] == 'for' or comprehensions[(line, l['kind'])] == 1)])}
 
 
 FUNCTION_DEF = {'LOAD_CONST', 'MAKE_FUNCTION', 'LOAD_CLOSURE', 'BUILD_TUPLE', 'BUILD_MAP', 'STORE_FAST', 'STORE_NAME',
@@ -373,7 +593,7 @@ def control_flow(source):
         literals[line] = {**literals.get(line, {}), **names}
     literals = {str(line): values for line, values in sorted(literals.items())}
     return {'kind': 'ok', 'frames': out, 'unstable': sorted(unstable_names(tree)), 'direct_only': sorted(direct_only(tree, source)),
-            'literals': literals}
+            'literals': literals, 'returns_literal': {str(line): text for line, text in sorted(return_literals(tree).items())}, 'loops': {str(line): loops for line, loops in sorted(loop_lines(tree).items())}}
 
 
 def main():

@@ -239,6 +239,120 @@ describe('names a line cannot have bound yet', () => {
   });
 });
 
+describe('a loop binds the next element of what it iterates', () => {
+  const source = "def f(xs, s):\n    for x in xs:\n        print(x)\n    for i in range(1, 9, 3):\n        print(i)\n    return [c for c in s if c != 'b']\n";
+  const lines = sourceLines(source);
+  const at = (n: number, locals: Record<string, string>): State => ({ event: 'line', line: n, source: lines[n - 1]!, stack: [{ function: 'f', line: n }], locals: { xs: '[3, 5, 3, 7]', s: "'abc'", ...locals } });
+  const next = (n: number, locals: string) => `${L.lineSep}${L.locSep}${n}${L.argSep}${locals}${L.srcSep}${lines[n - 1]}${L.actionSep}`;
+  const ok = async (prev: State, text: string, caller?: State, program = source, action: Action = { kind: 'step_over' }) => {
+    const progLines = sourceLines(program);
+    const c = new FrameConstraint({ action, lines: progLines, names: FrameNames.ofProgram(progLines), prevFunction: prev.stack[prev.stack.length - 1]!.function, flow: (await ControlFlow.of(program))!, prev, ...(caller ? { caller } : {}) });
+    return feedText(c, text) && c.done;
+  };
+
+  it('a `for` over a local: the first element on entering, then the one after the current (any copy of it); a cut repr tells nothing past the cut', async () => {
+    expect(await ok(at(2, {}), next(3, '{"..": "..", "x": "3"}'))).toBe(true);
+    expect(await ok(at(2, {}), next(3, '{"..": "..", "x": "5"}'))).toBe(false);
+    expect(await ok(at(2, { x: '5' }), next(3, '{"..": "..", "x": "3"}'))).toBe(true);
+    expect(await ok(at(2, { x: '5' }), next(3, '{"..": "..", "x": "7"}'))).toBe(false);
+    // 3 comes twice: 5 or 7 may follow it.
+    expect(await ok(at(2, { x: '3' }), next(3, '{"..": "..", "x": "7"}'))).toBe(true);
+    expect(await ok(at(2, { x: '3' }), next(3, '{"..": "..", "x": "9"}'))).toBe(false);
+    expect(await ok(at(2, { xs: '[1, 2…', x: '2' }), next(3, '{"..": "..", "x": "99"}'))).toBe(true);
+  });
+
+  it('after the last element the loop is left; before it, the body is next', async () => {
+    expect(await ok(at(2, { x: '7' }), next(4, '{"..": ".."}'))).toBe(true);
+    expect(await ok(at(2, { x: '7' }), next(3, '{"..": "..", "x": "7"}'))).toBe(false);
+    expect(await ok(at(2, { xs: '[]' }), next(3, '{"..": "..", "x": "7"}'))).toBe(false);
+    expect(await ok(at(2, { x: '5' }), next(4, '{"..": ".."}'))).toBe(false);
+    // Inside another loop, a bound target may also be a loop entered again: its first element.
+    const nested = 'def g(a, b):\n    for p in a:\n        for q in b:\n            print(p, q)\n';
+    const nestedLines = sourceLines(nested);
+    const inner: State = { event: 'line', line: 3, source: nestedLines[2]!, stack: [{ function: 'g', line: 3 }], locals: { a: '[1, 2]', b: "'xy'", p: '2', q: "'y'" } };
+    const nextNested = (n: number, locals: string) => `${L.lineSep}${L.locSep}${n}${L.argSep}${locals}${L.srcSep}${nestedLines[n - 1]}${L.actionSep}`;
+    expect(await ok(inner, nextNested(4, `{"..": "..", "q": "'x'"}`), undefined, nested)).toBe(true);
+    expect(await ok(inner, nextNested(4, `{"..": "..", "q": "'y'"}`), undefined, nested)).toBe(false);
+    expect(await ok(inner, nextNested(2, '{"..": ".."}'), undefined, nested)).toBe(true);
+  });
+
+  it('a `range` with a literal step counts on from the target', async () => {
+    expect(await ok(at(4, { x: '7', i: '4' }), next(5, '{"..": "..", "i": "7"}'))).toBe(true);
+    expect(await ok(at(4, { x: '7', i: '4' }), next(5, '{"..": "..", "i": "1"}'))).toBe(false);
+    expect(await ok(at(4, { x: '7' }), next(5, '{"..": "..", "i": "1"}'))).toBe(true);
+    expect(await ok(at(4, { x: '7', i: '4' }), next(5, '{"..": "..", "i": "5"}'))).toBe(false);
+  });
+
+  it("a comprehension walks its caller's value, shown on the caller's line, character by character for a str", async () => {
+    const caller: State = { ...at(6, { x: '7', i: '7' }) };
+    const comp = (locals: Record<string, string>): State => ({ event: 'line', line: 6, source: lines[5]!, stack: [{ function: 'f', line: 6 }, { function: '<listcomp>', line: 6 }], locals });
+    expect(await ok(comp({}), next(6, `{"c": "'a'"}`), caller)).toBe(true);
+    expect(await ok(comp({}), next(6, `{"c": "'b'"}`), caller)).toBe(false);
+    expect(await ok(comp({ c: "'a'" }), next(6, `{"c": "'b'"}`), caller)).toBe(true);
+    expect(await ok(comp({ c: "'a'" }), next(6, `{"c": "'a'"}`), caller)).toBe(false);
+    // Without the caller's state in the history, the model decides.
+    expect(await ok(comp({ c: "'a'" }), next(6, `{"c": "'a'"}`))).toBe(true);
+  });
+
+  it("a range's stop, where a literal, a local or `len()` of a shown value tells it, ends the loop", async () => {
+    const program = 'def h(xs, n):\n    for i in range(len(xs)):\n        print(i)\n    for k in range(n, 0, -2):\n        print(k)\n';
+    const progLines = sourceLines(program);
+    const stop = (n: number, locals: Record<string, string>): State => ({ event: 'line', line: n, source: progLines[n - 1]!, stack: [{ function: 'h', line: n }], locals: { xs: '[1, 2, 3, 4]', n: '3', ...locals } });
+    const to = (n: number, locals: string) => `${L.lineSep}${L.locSep}${n}${L.argSep}${locals}${L.srcSep}${progLines[n - 1]}${L.actionSep}`;
+    expect(await ok(stop(2, { i: '2' }), to(3, '{"..": "..", "i": "3"}'), undefined, program)).toBe(true);
+    expect(await ok(stop(2, { i: '2' }), to(4, '{"..": ".."}'), undefined, program)).toBe(false);
+    expect(await ok(stop(2, { i: '3' }), to(3, '{"..": "..", "i": "4"}'), undefined, program)).toBe(false);
+    expect(await ok(stop(2, { i: '3' }), to(4, '{"..": ".."}'), undefined, program)).toBe(true);
+    expect(await ok(stop(2, { xs: '[]' }), to(3, '{"..": "..", "i": "0"}'), undefined, program)).toBe(false);
+    expect(await ok(stop(4, { i: '3' }), to(5, '{"..": "..", "k": "3"}'), undefined, program)).toBe(true);
+    expect(await ok(stop(4, { i: '3', k: '1' }), to(5, '{"..": "..", "k": "-1"}'), undefined, program)).toBe(false);
+  });
+
+  it('stepping back over an iteration, the target held the element before; over the first, nothing yet', async () => {
+    const back = (prev: State, text: string) => ok(prev, text, undefined, source, { kind: 'inv_step_over' });
+    const header = (locals: string) => `${L.invLineSep}${L.locSep}2${L.argSep}${locals}${L.srcSep}${lines[1]}${L.actionSep}`;
+    expect(await back(at(3, { x: '5' }), header('{"xs": "[3, 5, 3, 7]", "s": "\'abc\'", "x": "3"}'))).toBe(true);
+    expect(await back(at(3, { x: '5' }), header('{"xs": "[3, 5, 3, 7]", "s": "\'abc\'", "x": "7"}'))).toBe(false);
+    // 3 is the first element and the third: the first iteration (x not bound) or the one after 5.
+    expect(await back(at(3, { x: '3' }), header('{"xs": "[3, 5, 3, 7]", "s": "\'abc\'", "x": "5"}'))).toBe(true);
+    expect(await back(at(3, { x: '3' }), header('{"xs": "[3, 5, 3, 7]", "s": "\'abc\'"}'))).toBe(true);
+    expect(await back(at(3, { x: '3' }), header('{"xs": "[3, 5, 3, 7]", "s": "\'abc\'", "x": "7"}'))).toBe(false);
+    const rangeHeader = (locals: string) => `${L.invLineSep}${L.locSep}4${L.argSep}${locals}${L.srcSep}${lines[3]}${L.actionSep}`;
+    expect(await back(at(5, { x: '7', i: '4' }), rangeHeader('{"xs": "[3, 5, 3, 7]", "s": "\'abc\'", "x": "7", "i": "1"}'))).toBe(true);
+    expect(await back(at(5, { x: '7', i: '4' }), rangeHeader('{"xs": "[3, 5, 3, 7]", "s": "\'abc\'", "x": "7", "i": "7"}'))).toBe(false);
+    expect(await back(at(5, { x: '7', i: '1' }), rangeHeader('{"xs": "[3, 5, 3, 7]", "s": "\'abc\'", "x": "7"}'))).toBe(true);
+    expect(await back(at(5, { x: '7', i: '1' }), rangeHeader('{"xs": "[3, 5, 3, 7]", "s": "\'abc\'", "x": "7", "i": "0"}'))).toBe(false);
+  });
+
+  it('no rule where the loop can change what it iterates, or rebinds its target', async () => {
+    const flow = (p: string) => ControlFlow.of(p).then((f) => f!.loops);
+    expect((await flow('def f(ys):\n    for y in ys:\n        ys.append(y)\n')).size).toBe(0);
+    expect((await flow('def f(ys):\n    for y in ys:\n        y = y * 2\n')).size).toBe(0);
+    expect((await flow('def f(ys):\n    for y in ys:\n        g(ys)\n')).size).toBe(0);
+    expect((await flow('def f(ys):\n    for y in ys:\n        print(ys[0], len(ys), ys.count(y))\n')).get(2)).toEqual([{ kind: 'for', sources: { y: { seq: 'ys' } }, body: 3, fresh: true }]);
+  });
+});
+
+describe('`return LITERAL` returns that literal', () => {
+  const program = "def r(n):\n    if n:\n        return (1, 'a')\n    return\n";
+  const okReturn = async (prev: State, text: string) => {
+    const lines = sourceLines(program);
+    const c = new FrameConstraint({ action: { kind: 'step_over' }, lines, names: FrameNames.ofProgram(lines), prevFunction: 'r', flow: (await ControlFlow.of(program))!, prev });
+    return feedText(c, text) && c.done;
+  };
+
+  it('and a bare `return` None: an exception cannot pass through such a line', async () => {
+    const progLines = sourceLines(program);
+    const ret = (n: number, value: string) => `${L.returnSep}${L.locSep}${n}${L.srcSep}${progLines[n - 1]}${L.argSep}${JSON.stringify(value)}${L.localsSep}{"..": ".."}${L.actionSep}`;
+    const from = (n: number): State => ({ event: 'line', line: n, source: progLines[n - 1]!, stack: [{ function: 'r', line: n }], locals: { n: '1' } });
+    expect(await okReturn(from(3), ret(3, "(1, 'a')"))).toBe(true);
+    expect(await okReturn(from(3), ret(3, '(1,)'))).toBe(false);
+    expect(await okReturn(from(4), ret(4, 'None'))).toBe(true);
+    expect(await okReturn(from(4), ret(4, '0'))).toBe(false);
+  });
+
+});
+
 describe('a literal assigned is that literal', () => {
   const source = 'def f(xs):\n    acc = []\n    seen = set()\n    a, b = 1, "q"\n    acc.append(xs)\n    return acc\n';
   const litLines = sourceLines(source);

@@ -1,0 +1,260 @@
+/**
+ * A loop binds its target to the next element of what it iterates. Stepping from a `for`
+ * header into its body (`for x in xs:`), or from one iteration of a one-line comprehension to
+ * the next (`[x for x in xs if ...]`), the target holds the element after the one it held,
+ * or the first one on entering the loop. The state before shows what is iterated: the frame's
+ * own local for a `for`, the caller's local on the comprehension's line for a comprehension
+ * (its iterator is hidden in its own frame). Nothing runs: the elements are read off that
+ * repr (repr-items.ts), the counts of `range` and `enumerate` added up from the target's value.
+ *
+ * control_flow.py lists only loops whose iterated names nothing in the loop rebinds or
+ * changes, so the repr before is what the loop walks. Where an element repeats, every element
+ * after one of its copies may come next; where the repr is cut before the next element, or
+ * the target's value is not among the elements, nothing is known.
+ */
+import type { Action, Locals, State } from '../grammar/state.js';
+import { MORE_LOCALS_KEY } from '../grammar/truncate.js';
+import type { ControlFlow, HeadLanding, IterationSource, Landing, Loop } from '../program-analysis/control-flow.js';
+import type { LandingFrame } from './kept-values.js';
+import { reprItems } from './repr-items.js';
+
+const STEPS: ReadonlySet<Action['kind']> = new Set(['step_over', 'step_into']);
+const INT = /^-?\d+$/;
+
+/**
+ * The reprs each loop target may take in the state being written (undefined: no loop rule
+ * applies): a forward step within one frame from a loop's line to the stop that follows one
+ * iteration.
+ */
+export function loopValues(flow: ControlFlow, action: Action | null, prev: State | undefined, caller: State | undefined, landing: LandingFrame): Record<string, readonly string[]> | undefined {
+  if (!action || !STEPS.has(action.kind) || !prev || prev.event !== 'line' || !landing.bare || landing.event !== 'line') return undefined;
+  if (!flow.programNames.localsByCodeOnly) return undefined;
+  const fn = prev.stack[prev.stack.length - 1]!.function;
+  const loop = flow.loops.get(prev.line)?.find((l) => (l.kind === 'for' ? !COMPREHENSION.test(fn) && landing.line === l.body : l.kind === fn && landing.line === prev.line));
+  if (!loop) return undefined;
+  // A comprehension iterates a value of its caller's frame, shown on the comprehension's line.
+  const iterated = loop.kind === 'for' ? prev.locals : caller && caller.line === prev.line ? caller.locals : undefined;
+  if (!iterated) return undefined;
+  const frame = flow.frames.get(fn);
+  const out: Record<string, readonly string[]> = {};
+  for (const [name, source] of Object.entries(loop.sources)) {
+    if (flow.programNames.unstable.has(name) || frame?.shared.has(name)) continue;
+    // A target missing from a frame whose locals were cut may still be bound.
+    if (prev.locals[name] === undefined && prev.locals[MORE_LOCALS_KEY] !== undefined) continue;
+    let next = nextValues(loop, source, prev.locals[name], iterated);
+    // The caller's state shows the elements as they were before the comprehension ran, which
+    // may have changed a mutable one since (`[i.pop() for i in rows]`).
+    if (loop.kind !== 'for') next = next?.filter(immutable);
+    if (next && next.length > 0) out[name] = next;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** What a `for`'s targets held before the iteration a step back undoes. */
+export interface LoopBefore {
+  /** The reprs each target may have held (where written). */
+  values: Record<string, readonly string[]>;
+  /** Targets not bound yet: the iteration undone was the loop's first. */
+  unbound: ReadonlySet<string>;
+}
+
+const INVERSE_STEPS: ReadonlySet<Action['kind']> = new Set(['inv_step_over', 'inv_step_into']);
+
+/**
+ * Stepping back from a `for`'s body's first line to its header undoes one iteration: each
+ * target held the element before its current one, or, where the iteration undone was the
+ * loop's first (the current element is the first, the count its start), nothing yet in a
+ * `fresh` loop (undefined: nothing known; `prev` is the state after the iteration).
+ */
+export function loopBefore(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame): LoopBefore | undefined {
+  if (!action || !INVERSE_STEPS.has(action.kind) || !prev || prev.event !== 'line' || !landing.bare || landing.event !== 'line') return undefined;
+  if (!flow.programNames.localsByCodeOnly || COMPREHENSION.test(prev.stack[prev.stack.length - 1]!.function)) return undefined;
+  const loop = flow.loops.get(landing.line)?.find((l) => l.kind === 'for' && l.body === prev.line);
+  const frame = flow.frames.get(prev.stack[prev.stack.length - 1]!.function);
+  if (!loop || Object.keys(loop.sources).some((t) => flow.programNames.unstable.has(t) || frame?.shared.has(t))) return undefined;
+  const back: Record<string, string[]> = {};
+  const first = new Set<boolean>(); // for each source: whether the iteration undone may have been the first, may have been a later one
+  const later = new Set<boolean>();
+  for (const [name, source] of Object.entries(loop.sources)) {
+    const current = prev.locals[name];
+    if (current === undefined) return undefined;
+    const undone = iterationUndone(source, current, prev.locals);
+    if (!undone) return undefined;
+    first.add(undone.first);
+    later.add(undone.before.length > 0);
+    back[name] = undone.before;
+  }
+  // Every source must allow the same reading: a first iteration binds all targets at once.
+  const mayBeFirst = !first.has(false);
+  const mayBeLater = !later.has(false);
+  if (!mayBeFirst && !mayBeLater) return undefined;
+  if (mayBeFirst && !loop.fresh) return undefined; // entered again: the targets held anything
+  const unbound = mayBeFirst && !mayBeLater ? new Set(Object.keys(loop.sources)) : new Set<string>();
+  return { values: mayBeLater ? back : {}, unbound };
+}
+
+/**
+ * For the target's `current` value just bound by `source`: whether that was the loop's
+ * first element, and the values the target held before where it was a later one.
+ */
+function iterationUndone(source: IterationSource, current: string, locals: Locals): { first: boolean; before: string[] } | undefined {
+  if ('count' in source || 'count_from' in source) {
+    const startRepr = 'count' in source ? String(source.count) : locals[source.count_from];
+    if (startRepr === undefined || !INT.test(startRepr) || !INT.test(current)) return undefined;
+    // A count never repeats a value: its start is the first iteration, anything else a later one.
+    if (current === String(BigInt(startRepr))) return { first: true, before: [] };
+    return { first: false, before: [String(BigInt(current) - BigInt(source.step))] };
+  }
+  const shown = elements(source, locals);
+  if (!shown) return undefined;
+  const at = shown.items.flatMap((item, j) => (item === current ? [j] : []));
+  if (at.length === 0) return undefined; // past the cut, or not what the loop walks
+  return { first: at.includes(0), before: [...new Set(at.filter((j) => j > 0).map((j) => shown.items[j - 1]!))] };
+}
+
+const COMPREHENSION = /^<(?:listcomp|setcomp|dictcomp)>$/;
+/** A repr of a value no one can change: a number, str, bytes, None or bool, or a tuple of such (no bracket, brace or `<` in it at all). */
+const IMMUTABLE = /^(?:-?[\d.]|['"]|b['"]|None$|True$|False$|\((?!.*[[{<]))/;
+const immutable = (repr: string) => IMMUTABLE.test(repr);
+const NONE: HeadLanding = { bare: new Set(), stacks: new Set() };
+
+/**
+ * Where a forward step from a `for` header lands, narrowed by what it iterates: into the body
+ * when an element comes next, past it when none does (the last element, or an empty value).
+ * Iterating a shown list, tuple, dict, set or str calls nothing and raises nothing, so an
+ * iteration's first stop is the body's first line.
+ */
+export function loopLanding(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: Landing): Landing {
+  if (!action || !STEPS.has(action.kind) || !prev || prev.event !== 'line' || !flow.programNames.localsByCodeOnly) return landing;
+  if (COMPREHENSION.test(prev.stack[prev.stack.length - 1]!.function)) return landing;
+  const loop = flow.loops.get(prev.line)?.find((l) => l.kind === 'for');
+  const body = loop?.body;
+  if (!loop || body === undefined) return landing;
+  const way = goesOn(loop, prev.locals);
+  const bare = landing.line?.bare;
+  if (way === 'body' && (!bare || bare.has(body))) return { line: { bare: new Set([body]), stacks: new Set() }, line_call: NONE, exception: NONE, return: NONE, call: NONE };
+  if (way === 'exit' && bare?.has(body)) return { ...landing, line: { ...landing.line, bare: new Set([...bare].filter((l) => l !== body)) } };
+  return landing;
+}
+
+/** Whether the loop's next step is surely into its body or surely past it (undefined: either). */
+function goesOn(loop: Loop, locals: Locals): 'body' | 'exit' | undefined {
+  const counts = Object.entries(loop.sources).filter((e): e is [string, Count] => 'step' in e[1]);
+  // A range alone: its next value against its stop.
+  if (counts.length === Object.keys(loop.sources).length) {
+    const [name, source] = counts[0]!;
+    const current = locals[name];
+    if (current === undefined && locals[MORE_LOCALS_KEY] !== undefined) return undefined;
+    const next = countNext(source, phase(loop, current), current, locals);
+    if (!next || next.length === 0 || stopOf(source, locals) === undefined) return undefined;
+    const inside = new Set(next.map((v) => v.inside));
+    return inside.size === 2 ? undefined : inside.has(true) ? 'body' : 'exit';
+  }
+  const walked = Object.entries(loop.sources).filter((e): e is [string, Extract<IterationSource, { seq: string }> | Extract<IterationSource, { values: string }>] => 'seq' in e[1] || 'values' in e[1]);
+  // zip() stops at its shortest argument: left to the model.
+  const containers = new Set(walked.map(([, s]) => ('seq' in s ? s.seq : s.values)));
+  if (walked.length === 0 || containers.size !== 1) return undefined;
+  const [name, source] = walked[0]!;
+  const current = locals[name];
+  if (current === undefined && locals[MORE_LOCALS_KEY] !== undefined) return undefined;
+  const items = elements(source, locals);
+  if (!items || !items.complete) return undefined;
+  const { entering, continuing } = phase(loop, current);
+  let body = entering && items.items.length > 0;
+  let exit = entering && items.items.length === 0;
+  if (continuing && current !== undefined) {
+    const at = items.items.flatMap((item, j) => (item === current ? [j] : []));
+    if (at.length === 0 && !entering) return undefined;
+    for (const j of at) (j + 1 < items.items.length ? (body = true) : (exit = true));
+  }
+  return body === exit ? undefined : body ? 'body' : 'exit';
+}
+
+/** The elements a `seq` or `values` source walks, in order, as reprs. */
+function elements(source: IterationSource, locals: Locals): { items: string[]; complete: boolean } | undefined {
+  if (!('seq' in source) && !('values' in source)) return undefined;
+  const repr = locals['seq' in source ? source.seq : source.values];
+  const shown = repr === undefined ? undefined : reprItems(repr);
+  const items = shown && ('values' in source ? shown.values : shown.items);
+  if (!shown || !items) return undefined;
+  if ('seq' in source && source.reversed) return shown.complete ? { items: [...items].reverse(), complete: true } : undefined;
+  return { items, complete: shown.complete };
+}
+
+/**
+ * Whether the loop may be entering (its first element next) and may be going on (the one
+ * after `current`, the target's repr before; undefined: not bound yet). A comprehension's
+ * frame binds its target only by iterating; a `for` may be entered again where it is inside
+ * another loop or its target is bound elsewhere too (not `fresh`).
+ */
+function phase(loop: Loop, current: string | undefined): { entering: boolean; continuing: boolean } {
+  if (current === undefined) return { entering: true, continuing: false };
+  return { entering: loop.kind === 'for' && !loop.fresh, continuing: true };
+}
+
+type Count = Extract<IterationSource, { step: number }>;
+
+/**
+ * The values a count (`range`, `enumerate`'s index) may give next, each with whether it is
+ * still inside the range (true where its stop is not shown); undefined: not known.
+ */
+function countNext(source: Count, { entering, continuing }: { entering: boolean; continuing: boolean }, current: string | undefined, locals: Locals): { value: bigint; inside: boolean }[] | undefined {
+  const start = intOf('count' in source ? String(source.count) : locals[source.count_from]);
+  if (entering && start === undefined) return undefined;
+  const stop = stopOf(source, locals);
+  const step = BigInt(source.step);
+  const inside = (v: bigint) => stop === undefined || (step > 0n ? v < stop : v > stop);
+  const out: bigint[] = [];
+  if (entering) out.push(start!);
+  if (continuing && current !== undefined) {
+    const now = intOf(current);
+    if (now === undefined) return undefined;
+    out.push(now + step);
+  }
+  return out.map((value) => ({ value, inside: inside(value) }));
+}
+
+/** A range's stop, where a literal, an int local or the length of a shown value tells it. */
+function stopOf(source: Count, locals: Locals): bigint | undefined {
+  if (source.stop !== undefined) return BigInt(source.stop);
+  if (source.stop_name !== undefined) return intOf(locals[source.stop_name]);
+  if (source.stop_len === undefined) return undefined;
+  const repr = locals[source.stop_len];
+  const shown = repr === undefined ? undefined : reprItems(repr);
+  return shown?.complete ? BigInt(shown.items.length) : undefined;
+}
+
+function intOf(repr: string | undefined): bigint | undefined {
+  return repr !== undefined && INT.test(repr) ? BigInt(repr) : undefined;
+}
+
+/**
+ * What `source` gives next after `current` (see phase()), as reprs; undefined: not known.
+ */
+function nextValues(loop: Loop, source: IterationSource, current: string | undefined, iterated: Locals): string[] | undefined {
+  const { entering, continuing } = phase(loop, current);
+  if ('count' in source || 'count_from' in source) {
+    const next = countNext(source, phase(loop, current), current, iterated);
+    return next?.filter((v) => v.inside).map((v) => String(v.value));
+  }
+  const shown = elements(source, iterated);
+  if (!shown) return undefined;
+  const { items } = shown;
+  const out = new Set<string>();
+  if (entering) {
+    if (items.length === 0) return undefined;
+    out.add(items[0]!);
+  }
+  if (continuing && current !== undefined) {
+    let found = false;
+    for (let j = 0; j < items.length; j++) {
+      if (items[j] !== current) continue;
+      found = true;
+      if (j + 1 < items.length) out.add(items[j + 1]!);
+      else if (!shown.complete) return undefined; // the next element is past the cut
+    }
+    // Not among the elements shown: past the cut, or (a comprehension's) not what it walks.
+    if (!found && (!shown.complete || loop.kind !== 'for')) return undefined;
+  }
+  return [...out];
+}
