@@ -13,7 +13,7 @@ import { StateTree } from '../state-tree/tree.js';
 import type { ControlFlow } from '../program-analysis/control-flow.js';
 import { FrameConstraint, type FrameRules } from '../model-client/frame-constraint.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
-import { callerOnCallLine } from '../model-client/kept-values.js';
+import { callerOnCallLine, frameBefore } from '../model-client/kept-values.js';
 
 /** Feeds a frame's text: each special token alone, each payload whole. */
 export function feedText(c: FrameConstraint, text: string): boolean {
@@ -43,6 +43,12 @@ function frameText(direction: 'forward' | 'inverse', landing: { state: State } |
   return serializeFrame(direction, landing.state, prev, action) + TOKENS.actionSep;
 }
 
+/** What a history of walking steps shows before a state (kept-values.ts). */
+export interface RunHistory {
+  caller?: State | undefined;
+  frameBefore?: State | undefined;
+}
+
 /** A program's control flow with what the frame constraint reads beside it. */
 export interface ProgramFlow {
   flow: ControlFlow;
@@ -54,12 +60,16 @@ export interface ProgramFlow {
  * Whether `action` from `prevRaw` can land on `landing` as the control-flow constraint sees
  * it (both written as training data is, truncated); the frame text when it cannot.
  */
-export function impossibleMove(program: ProgramFlow, direction: 'forward' | 'inverse', prevRaw: State, action: Action, landing: { state: State } | { exit: Exit }, callerRaw?: State): string | null {
+export function impossibleMove(program: ProgramFlow, direction: 'forward' | 'inverse', prevRaw: State, action: Action, landing: { state: State } | { exit: Exit }, history: RunHistory = {}): string | null {
   const prev = truncateState(prevRaw);
   const land = 'exit' in landing ? { exit: 'value' in landing.exit ? { ...landing.exit, value: truncateRepr(landing.exit.value) } : landing.exit } : { state: truncateState(landing.state) };
   const text = frameText(direction, land, prev, action);
   const { flow, lines, names } = program;
-  const rules: FrameRules = { action, lines, names, flow, prev, prevFunction: prev.stack[prev.stack.length - 1]!.function, ...(callerRaw ? { caller: truncateState(callerRaw) } : {}) };
+  const rules: FrameRules = {
+    action, lines, names, flow, prev, prevFunction: prev.stack[prev.stack.length - 1]!.function,
+    ...(history.caller ? { caller: truncateState(history.caller) } : {}),
+    ...(history.frameBefore ? { frameBefore: truncateState(history.frameBefore) } : {}),
+  };
   const c = new FrameConstraint(rules);
   return feedText(c, text) && c.done ? null : text;
 }
@@ -69,9 +79,9 @@ export function checkTree(tree: StateTree, flow: ControlFlow, lines: readonly st
   const program: ProgramFlow = { flow, lines, names: FrameNames.ofProgram(lines) };
   const refused: Refusal[] = [];
   let checked = 0;
-  const check = (direction: 'forward' | 'inverse', prev: State, action: Action, landing: { state: State } | { exit: Exit }, caller?: State) => {
+  const check = (direction: 'forward' | 'inverse', prev: State, action: Action, landing: { state: State } | { exit: Exit }, history?: RunHistory) => {
     checked++;
-    const text = impossibleMove(program, direction, prev, action, landing, caller);
+    const text = impossibleMove(program, direction, prev, action, landing, history);
     if (text !== null) refused.push({ action, prev: truncateState(prev), text });
   };
   const forward: Action[] = [{ kind: 'step_into' }, { kind: 'step_over' }, { kind: 'step_return' }, { kind: 'continue' }];
@@ -82,11 +92,11 @@ export function checkTree(tree: StateTree, flow: ControlFlow, lines: readonly st
     // A breakpoint on a line the run reaches later.
     const later = tree.states.slice(i + 1).find((s) => s.event === 'line');
     if (later) actions.push({ kind: 'breakpoint', line: later.line, source: later.source });
-    // The run in order: each state's caller on its call line, as a history of steps shows it.
-    const caller = callerOnCallLine(run, i);
+    // The run in order: each state's caller on its call line and its frame's state before, as a history of steps shows them.
+    const history = { caller: callerOnCallLine(run, i), frameBefore: frameBefore(run, i) };
     for (const action of actions) {
       const l = tree.move(i, action);
-      check('forward', prev, action, 'node' in l ? { state: tree.states[l.node]! } : l, caller);
+      check('forward', prev, action, 'node' in l ? { state: tree.states[l.node]! } : l, history);
     }
   }
   const inverse: Action[] = [{ kind: 'inv_step_into' }, { kind: 'inv_step_over' }, { kind: 'inv_step_call' }];

@@ -64,6 +64,8 @@ export interface FrameRules {
    * from a return (what the caller keeps) and from a comprehension (what it iterates).
    */
   caller?: State;
+  /** The state before `prev` of the same frame, when the history holds it (kept-values.ts frameBefore): where a loop came from. */
+  frameBefore?: State;
 }
 
 /** No names: nothing known to rule out. */
@@ -251,7 +253,7 @@ export class FrameConstraint {
   private readonly landing: Landing;
 
   constructor(private readonly rules: FrameRules) {
-    this.landing = rules.flow ? loopLanding(rules.flow, rules.action, rules.prev, rules.flow.landing(rules.action, rules.prev)) : {};
+    this.landing = rules.flow ? loopLanding(rules.flow, rules.action, rules.prev, rules.frameBefore, rules.flow.landing(rules.action, rules.prev)) : {};
     const heads = new Set<string>(headsAfter(rules.action));
     for (const h of heads) {
       const head = HEADS.get(h);
@@ -453,7 +455,7 @@ export class FrameConstraint {
     const kept = byCaller ?? keptNames(flow, action, prev, landing);
     const reference = byCaller ? this.rules.caller : prev;
     const assigned = literalsAssigned(flow, action, prev, landing);
-    const iterated = loopValues(flow, action, prev, this.rules.caller, landing) ?? loopBefore(flow, action, prev, landing)?.values;
+    const iterated = loopValues(flow, action, prev, this.rules, landing) ?? loopBefore(flow, action, prev, landing)?.values;
     if (!kept && !assigned && !iterated) return () => repr;
     return (name) => {
       const literal = assigned?.[name];

@@ -69,6 +69,27 @@ export function callerOnCallLine(steps: readonly { state: State; action?: Action
 }
 
 /**
+ * The state before `steps[at]` of the same frame (the same call: its callers on the same
+ * lines, the same function), walking back over forward steps past any callee's states;
+ * undefined where the steps do not show it (a jump on the way, or the frame's call).
+ */
+export function frameBefore(steps: readonly { state: State; action?: Action }[], at: number): State | undefined {
+  const prev = steps[at]?.state;
+  // A call is its frame's first state: before it, a state of the same shape is another call's.
+  if (!prev || prev.event === 'call') return undefined;
+  const n = prev.stack.length;
+  const outer = prev.stack.slice(0, -1);
+  for (let j = at - 1; j >= 0; j--) {
+    const { state: s, action } = steps[j]!;
+    if (!action || !WALKING.has(action.kind) || s.stack.length < n) return undefined;
+    if (!outer.every((f, k) => sameFrame(f, s.stack[k]!))) return undefined;
+    if (s.stack[n - 1]!.function !== prev.stack[n - 1]!.function) return undefined;
+    if (s.stack.length === n) return s;
+  }
+  return undefined;
+}
+
+/**
  * After a return, the caller goes on with the line that made the call: its names the line
  * does not bind are bound to the objects they held on that line before the call (`caller`,
  * the caller's state there). The names so kept, for a step from a return to the caller's next

@@ -26,13 +26,14 @@ const INT = /^-?\d+$/;
  * applies): a forward step within one frame from a loop's line to the stop that follows one
  * iteration.
  */
-export function loopValues(flow: ControlFlow, action: Action | null, prev: State | undefined, caller: State | undefined, landing: LandingFrame): Record<string, readonly string[]> | undefined {
+export function loopValues(flow: ControlFlow, action: Action | null, prev: State | undefined, history: { caller?: State; frameBefore?: State }, landing: LandingFrame): Record<string, readonly string[]> | undefined {
   if (!action || !STEPS.has(action.kind) || !prev || prev.event !== 'line' || !landing.bare || landing.event !== 'line') return undefined;
   if (!flow.programNames.localsByCodeOnly) return undefined;
   const fn = prev.stack[prev.stack.length - 1]!.function;
   const loop = flow.loops.get(prev.line)?.find((l) => (l.kind === 'for' ? !COMPREHENSION.test(fn) && landing.line === l.body : l.kind === fn && landing.line === prev.line));
   if (!loop) return undefined;
   // A comprehension iterates a value of its caller's frame, shown on the comprehension's line.
+  const { caller } = history;
   const iterated = loop.kind === 'for' ? prev.locals : caller && caller.line === prev.line ? caller.locals : undefined;
   if (!iterated) return undefined;
   const frame = flow.frames.get(fn);
@@ -41,7 +42,7 @@ export function loopValues(flow: ControlFlow, action: Action | null, prev: State
     if (flow.programNames.unstable.has(name) || frame?.shared.has(name)) continue;
     // A target missing from a frame whose locals were cut may still be bound.
     if (prev.locals[name] === undefined && prev.locals[MORE_LOCALS_KEY] !== undefined) continue;
-    let next = nextValues(loop, source, prev.locals[name], iterated);
+    let next = nextValues(loop, source, prev.locals[name], iterated, history.frameBefore);
     // The caller's state shows the elements as they were before the comprehension ran, which
     // may have changed a mutable one since (`[i.pop() for i in rows]`).
     if (loop.kind !== 'for') next = next?.filter(immutable);
@@ -124,13 +125,13 @@ const NONE: HeadLanding = { bare: new Set(), stacks: new Set() };
  * Iterating a shown list, tuple, dict, set or str calls nothing and raises nothing, so an
  * iteration's first stop is the body's first line.
  */
-export function loopLanding(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: Landing): Landing {
+export function loopLanding(flow: ControlFlow, action: Action | null, prev: State | undefined, cameFrom: State | undefined, landing: Landing): Landing {
   if (!action || !STEPS.has(action.kind) || !prev || prev.event !== 'line' || !flow.programNames.localsByCodeOnly) return landing;
   if (COMPREHENSION.test(prev.stack[prev.stack.length - 1]!.function)) return landing;
   const loop = flow.loops.get(prev.line)?.find((l) => l.kind === 'for');
   const body = loop?.body;
   if (!loop || body === undefined) return landing;
-  const way = goesOn(loop, prev.locals);
+  const way = goesOn(loop, prev.locals, cameFrom);
   const bare = landing.line?.bare;
   if (way === 'body' && (!bare || bare.has(body))) return { line: { bare: new Set([body]), stacks: new Set() }, line_call: NONE, exception: NONE, return: NONE, call: NONE };
   if (way === 'exit' && bare?.has(body)) return { ...landing, line: { ...landing.line, bare: new Set([...bare].filter((l) => l !== body)) } };
@@ -138,14 +139,14 @@ export function loopLanding(flow: ControlFlow, action: Action | null, prev: Stat
 }
 
 /** Whether the loop's next step is surely into its body or surely past it (undefined: either). */
-function goesOn(loop: Loop, locals: Locals): 'body' | 'exit' | undefined {
+function goesOn(loop: Loop, locals: Locals, cameFrom: State | undefined): 'body' | 'exit' | undefined {
   const counts = Object.entries(loop.sources).filter((e): e is [string, Count] => 'step' in e[1]);
   // A range alone: its next value against its stop.
   if (counts.length === Object.keys(loop.sources).length) {
     const [name, source] = counts[0]!;
     const current = locals[name];
     if (current === undefined && locals[MORE_LOCALS_KEY] !== undefined) return undefined;
-    const next = countNext(source, phase(loop, current), current, locals);
+    const next = countNext(source, phase(loop, current, cameFrom), current, locals);
     if (!next || next.length === 0 || stopOf(source, locals) === undefined) return undefined;
     const inside = new Set(next.map((v) => v.inside));
     return inside.size === 2 ? undefined : inside.has(true) ? 'body' : 'exit';
@@ -159,7 +160,7 @@ function goesOn(loop: Loop, locals: Locals): 'body' | 'exit' | undefined {
   if (current === undefined && locals[MORE_LOCALS_KEY] !== undefined) return undefined;
   const items = elements(source, locals);
   if (!items || !items.complete) return undefined;
-  const { entering, continuing } = phase(loop, current);
+  const { entering, continuing } = phase(loop, current, cameFrom);
   let body = entering && items.items.length > 0;
   let exit = entering && items.items.length === 0;
   if (continuing && current !== undefined) {
@@ -184,12 +185,17 @@ function elements(source: IterationSource, locals: Locals): { items: string[]; c
 /**
  * Whether the loop may be entering (its first element next) and may be going on (the one
  * after `current`, the target's repr before; undefined: not bound yet). A comprehension's
- * frame binds its target only by iterating; a `for` may be entered again where it is inside
- * another loop or its target is bound elsewhere too (not `fresh`).
+ * frame binds its target only by iterating. A `for` may be entered again where it is inside
+ * another loop or its target is bound elsewhere too (not `fresh`); then the frame's state
+ * before the header (`cameFrom`, from the history) tells: from the body, the loop goes on;
+ * from anywhere else, it is entered.
  */
-function phase(loop: Loop, current: string | undefined): { entering: boolean; continuing: boolean } {
+function phase(loop: Loop, current: string | undefined, cameFrom: State | undefined): { entering: boolean; continuing: boolean } {
   if (current === undefined) return { entering: true, continuing: false };
-  return { entering: loop.kind === 'for' && !loop.fresh, continuing: true };
+  if (loop.kind !== 'for' || loop.fresh) return { entering: false, continuing: true };
+  if (cameFrom === undefined || loop.body === undefined || loop.body_end === undefined) return { entering: true, continuing: true };
+  const fromBody = cameFrom.line >= loop.body && cameFrom.line <= loop.body_end;
+  return { entering: !fromBody, continuing: fromBody };
 }
 
 type Count = Extract<IterationSource, { step: number }>;
@@ -231,10 +237,10 @@ function intOf(repr: string | undefined): bigint | undefined {
 /**
  * What `source` gives next after `current` (see phase()), as reprs; undefined: not known.
  */
-function nextValues(loop: Loop, source: IterationSource, current: string | undefined, iterated: Locals): string[] | undefined {
-  const { entering, continuing } = phase(loop, current);
+function nextValues(loop: Loop, source: IterationSource, current: string | undefined, iterated: Locals, cameFrom: State | undefined): string[] | undefined {
+  const { entering, continuing } = phase(loop, current, cameFrom);
   if ('count' in source || 'count_from' in source) {
-    const next = countNext(source, phase(loop, current), current, iterated);
+    const next = countNext(source, phase(loop, current, cameFrom), current, iterated);
     return next?.filter((v) => v.inside).map((v) => String(v.value));
   }
   const shown = elements(source, iterated);

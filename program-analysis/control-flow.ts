@@ -57,8 +57,9 @@ const LoopSchema = z.object({
   /** `for` (the frame holding the loop), or the comprehension's frame (`<listcomp>`…). */
   kind: z.string(),
   sources: z.record(z.string(), IterationSourceSchema),
-  /** A `for`'s body's first line. */
+  /** A `for`'s body's first and last lines. */
   body: z.number().int().optional(),
+  body_end: z.number().int().optional(),
   /** A `for` whose bound target on its header means it is going on, not entered again. */
   fresh: z.boolean().optional(),
 });

@@ -57,7 +57,7 @@ and, for the whole program:
                  with a start and a literal step, and its stop where a literal, a local or
                  `len(N)` shows it; `enumerate`'s index). For a `for`, `body` is
                  its body's first line: a step from the header that lands there has run one
-                 iteration; `fresh`: a bound target on the header means the loop is going on
+                 iteration (`body_end`: its body's last line); `fresh`: a bound target on the header means the loop is going on
                  (not entered again: it is in no other loop, and nothing else binds its targets). Only where nothing in the loop (or the comprehension's statement)
                  can rebind or change what it iterates: the iterated names are never stored in
                  it and are only read there (subscripts, comparisons, arithmetic, builtins and
@@ -468,6 +468,7 @@ def loop_lines(tree):
             in_body = {n.id for stmt in node.body for n in ast.walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
             if sources and not (set(sources) & in_body) and stable(sources, node.body, node):
                 out.setdefault(node.lineno, []).append({'kind': 'for', 'sources': sources, 'body': node.body[0].lineno,
+                                                        'body_end': node.body[-1].end_lineno,
                                                         'fresh': fresh_targets(node, set(sources), parents)})
         elif type(node) in COMPREHENSION_FRAMES:
             kind = COMPREHENSION_FRAMES[type(node)]

@@ -18,7 +18,7 @@ import { ControlFlow } from '../program-analysis/control-flow.js';
 import { checkTree, feedText } from '../evaluation/control-flow-check.js';
 import { FrameConstraint } from '../model-client/frame-constraint.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
-import { callerOnCallLine } from '../model-client/kept-values.js';
+import { callerOnCallLine, frameBefore } from '../model-client/kept-values.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { StateTree } from '../state-tree/tree.js';
 import { sourceLines, traceSource } from '../tracer/run-tracer.js';
@@ -244,9 +244,9 @@ describe('a loop binds the next element of what it iterates', () => {
   const lines = sourceLines(source);
   const at = (n: number, locals: Record<string, string>): State => ({ event: 'line', line: n, source: lines[n - 1]!, stack: [{ function: 'f', line: n }], locals: { xs: '[3, 5, 3, 7]', s: "'abc'", ...locals } });
   const next = (n: number, locals: string) => `${L.lineSep}${L.locSep}${n}${L.argSep}${locals}${L.srcSep}${lines[n - 1]}${L.actionSep}`;
-  const ok = async (prev: State, text: string, caller?: State, program = source, action: Action = { kind: 'step_over' }) => {
+  const ok = async (prev: State, text: string, caller?: State, program = source, action: Action = { kind: 'step_over' }, frameBefore?: State) => {
     const progLines = sourceLines(program);
-    const c = new FrameConstraint({ action, lines: progLines, names: FrameNames.ofProgram(progLines), prevFunction: prev.stack[prev.stack.length - 1]!.function, flow: (await ControlFlow.of(program))!, prev, ...(caller ? { caller } : {}) });
+    const c = new FrameConstraint({ action, lines: progLines, names: FrameNames.ofProgram(progLines), prevFunction: prev.stack[prev.stack.length - 1]!.function, flow: (await ControlFlow.of(program))!, prev, ...(caller ? { caller } : {}), ...(frameBefore ? { frameBefore } : {}) });
     return feedText(c, text) && c.done;
   };
 
@@ -274,6 +274,14 @@ describe('a loop binds the next element of what it iterates', () => {
     expect(await ok(inner, nextNested(4, `{"..": "..", "q": "'x'"}`), undefined, nested)).toBe(true);
     expect(await ok(inner, nextNested(4, `{"..": "..", "q": "'y'"}`), undefined, nested)).toBe(false);
     expect(await ok(inner, nextNested(2, '{"..": ".."}'), undefined, nested)).toBe(true);
+    // Where the history shows the frame's state before the header, it tells which.
+    const fromBody: State = { ...inner, line: 4, source: nestedLines[3]! };
+    const fromOuter: State = { ...inner, line: 2, source: nestedLines[1]! };
+    const over: Action = { kind: 'step_over' };
+    expect(await ok(inner, nextNested(2, '{"..": ".."}'), undefined, nested, over, fromBody)).toBe(true);
+    expect(await ok(inner, nextNested(4, `{"..": "..", "q": "'x'"}`), undefined, nested, over, fromBody)).toBe(false);
+    expect(await ok(inner, nextNested(4, `{"..": "..", "q": "'x'"}`), undefined, nested, over, fromOuter)).toBe(true);
+    expect(await ok(inner, nextNested(2, '{"..": ".."}'), undefined, nested, over, fromOuter)).toBe(false);
   });
 
   it('a `range` with a literal step counts on from the target', async () => {
@@ -329,7 +337,7 @@ describe('a loop binds the next element of what it iterates', () => {
     expect((await flow('def f(ys):\n    for y in ys:\n        ys.append(y)\n')).size).toBe(0);
     expect((await flow('def f(ys):\n    for y in ys:\n        y = y * 2\n')).size).toBe(0);
     expect((await flow('def f(ys):\n    for y in ys:\n        g(ys)\n')).size).toBe(0);
-    expect((await flow('def f(ys):\n    for y in ys:\n        print(ys[0], len(ys), ys.count(y))\n')).get(2)).toEqual([{ kind: 'for', sources: { y: { seq: 'ys' } }, body: 3, fresh: true }]);
+    expect((await flow('def f(ys):\n    for y in ys:\n        print(ys[0], len(ys), ys.count(y))\n')).get(2)).toEqual([{ kind: 'for', sources: { y: { seq: 'ys' } }, body: 3, body_end: 3, fresh: true }]);
   });
 });
 
@@ -400,6 +408,10 @@ describe('a literal assigned is that literal', () => {
       { state: ret, action: { kind: 'step_over' } as Action },
     ];
     expect(callerOnCallLine(steps, 3)).toBe(callLine);
+    // The frame's state before: its line before its return, its call before that line; nothing before a call.
+    expect(frameBefore(steps, 3)).toBe(steps[2]!.state);
+    expect(frameBefore(steps, 2)).toBe(steps[1]!.state);
+    expect(frameBefore(steps, 1)).toBeUndefined();
     // A jump on the way: the caller may have moved on (a later call from the same line).
     expect(callerOnCallLine([{ ...steps[0]!, action: { kind: 'breakpoint', line: 2, source: lines[1]! } }, ...steps.slice(1)], 3)).toBeUndefined();
     const landing = (locals: string) => `${L.lineSep}${L.locSep}f:6${L.argSep}${locals}${L.srcSep}${lines[5]}${L.actionSep}`;
