@@ -253,7 +253,7 @@ export class FrameConstraint {
   private readonly landing: Landing;
 
   constructor(private readonly rules: FrameRules) {
-    this.landing = rules.flow ? loopLanding(rules.flow, rules.action, rules.prev, rules.frameBefore, rules.flow.landing(rules.action, rules.prev)) : {};
+    this.landing = rules.flow ? loopLanding(rules.flow, rules.action, rules.prev, rules, rules.flow.landing(rules.action, rules.prev)) : {};
     const heads = new Set<string>(headsAfter(rules.action));
     for (const h of heads) {
       const head = HEADS.get(h);

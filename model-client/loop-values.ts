@@ -120,34 +120,52 @@ const immutable = (repr: string) => IMMUTABLE.test(repr);
 const NONE: HeadLanding = { bare: new Set(), stacks: new Set() };
 
 /**
- * Where a forward step from a `for` header lands, narrowed by what it iterates: into the body
- * when an element comes next, past it when none does (the last element, or an empty value).
- * Iterating a shown list, tuple, dict, set or str calls nothing and raises nothing, so an
- * iteration's first stop is the body's first line.
+ * Where a forward step from a loop's line lands, narrowed by what it iterates. From a `for`
+ * header: into the body when an element comes next, past it when none does (the last
+ * element, an empty value, a range at its stop). Iterating a shown list, tuple, dict, set or
+ * str calls nothing and raises nothing, so an iteration's first stop is the body's first
+ * line. From a comprehension's line: its next iteration's line while an element is left, its
+ * return once none is.
  */
-export function loopLanding(flow: ControlFlow, action: Action | null, prev: State | undefined, cameFrom: State | undefined, landing: Landing): Landing {
+export function loopLanding(flow: ControlFlow, action: Action | null, prev: State | undefined, history: { caller?: State; frameBefore?: State }, landing: Landing): Landing {
   if (!action || !STEPS.has(action.kind) || !prev || prev.event !== 'line' || !flow.programNames.localsByCodeOnly) return landing;
-  if (COMPREHENSION.test(prev.stack[prev.stack.length - 1]!.function)) return landing;
+  const fn = prev.stack[prev.stack.length - 1]!.function;
+  if (COMPREHENSION.test(fn)) return comprehensionLanding(flow, prev, fn, history.caller, landing);
   const loop = flow.loops.get(prev.line)?.find((l) => l.kind === 'for');
   const body = loop?.body;
   if (!loop || body === undefined) return landing;
-  const way = goesOn(loop, prev.locals, cameFrom);
+  const way = goesOn(loop, prev.locals, prev.locals, history.frameBefore);
   const bare = landing.line?.bare;
   if (way === 'body' && (!bare || bare.has(body))) return { line: { bare: new Set([body]), stacks: new Set() }, line_call: NONE, exception: NONE, return: NONE, call: NONE };
   if (way === 'exit' && bare?.has(body)) return { ...landing, line: { ...landing.line, bare: new Set([...bare].filter((l) => l !== body)) } };
   return landing;
 }
 
-/** Whether the loop's next step is surely into its body or surely past it (undefined: either). */
-function goesOn(loop: Loop, locals: Locals, cameFrom: State | undefined): 'body' | 'exit' | undefined {
+function comprehensionLanding(flow: ControlFlow, prev: State, fn: string, caller: State | undefined, landing: Landing): Landing {
+  const loop = flow.loops.get(prev.line)?.find((l) => l.kind === fn);
+  if (!loop || !caller || caller.line !== prev.line) return landing;
+  const way = goesOn(loop, prev.locals, caller.locals, undefined);
+  const line = prev.line;
+  const head = way === 'exit' ? 'line' : way === 'body' ? 'return' : undefined;
+  const bare = head && landing[head]?.bare;
+  if (!head || !bare?.has(line)) return landing;
+  return { ...landing, [head]: { ...landing[head], bare: new Set([...bare].filter((l) => l !== line)) } };
+}
+
+/**
+ * Whether the loop's next step is surely into its body (another iteration) or surely past
+ * it (undefined: either), from its targets' values (`targets`, the loop's frame) and what it
+ * iterates (`iterated`: the same frame's, or a comprehension's caller's).
+ */
+function goesOn(loop: Loop, targets: Locals, iterated: Locals, cameFrom: State | undefined): 'body' | 'exit' | undefined {
   const counts = Object.entries(loop.sources).filter((e): e is [string, Count] => 'step' in e[1]);
   // A range alone: its next value against its stop.
   if (counts.length === Object.keys(loop.sources).length) {
     const [name, source] = counts[0]!;
-    const current = locals[name];
-    if (current === undefined && locals[MORE_LOCALS_KEY] !== undefined) return undefined;
-    const next = countNext(source, phase(loop, current, cameFrom), current, locals);
-    if (!next || next.length === 0 || stopOf(source, locals) === undefined) return undefined;
+    const current = targets[name];
+    if (current === undefined && targets[MORE_LOCALS_KEY] !== undefined) return undefined;
+    const next = countNext(source, phase(loop, current, cameFrom), current, iterated);
+    if (!next || next.length === 0 || stopOf(source, iterated) === undefined) return undefined;
     const inside = new Set(next.map((v) => v.inside));
     return inside.size === 2 ? undefined : inside.has(true) ? 'body' : 'exit';
   }
@@ -156,9 +174,9 @@ function goesOn(loop: Loop, locals: Locals, cameFrom: State | undefined): 'body'
   const containers = new Set(walked.map(([, s]) => ('seq' in s ? s.seq : s.values)));
   if (walked.length === 0 || containers.size !== 1) return undefined;
   const [name, source] = walked[0]!;
-  const current = locals[name];
-  if (current === undefined && locals[MORE_LOCALS_KEY] !== undefined) return undefined;
-  const items = elements(source, locals);
+  const current = targets[name];
+  if (current === undefined && targets[MORE_LOCALS_KEY] !== undefined) return undefined;
+  const items = elements(source, iterated);
   if (!items || !items.complete) return undefined;
   const { entering, continuing } = phase(loop, current, cameFrom);
   let body = entering && items.items.length > 0;

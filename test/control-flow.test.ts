@@ -300,6 +300,11 @@ describe('a loop binds the next element of what it iterates', () => {
     expect(await ok(comp({ c: "'a'" }), next(6, `{"c": "'a'"}`), caller)).toBe(false);
     // Without the caller's state in the history, the model decides.
     expect(await ok(comp({ c: "'a'" }), next(6, `{"c": "'a'"}`))).toBe(true);
+    // After the last character the comprehension returns; before it, it cannot.
+    const ret = `${L.returnSep}${L.locSep}6${L.srcSep}${lines[5]}${L.argSep}"['a', 'c']"${L.localsSep}{"..": ".."}${L.actionSep}`;
+    expect(await ok(comp({ c: "'c'" }), ret, caller)).toBe(true);
+    expect(await ok(comp({ c: "'c'" }), next(6, `{"c": "'c'"}`), caller)).toBe(false);
+    expect(await ok(comp({ c: "'b'" }), ret, caller)).toBe(false);
   });
 
   it("a range's stop, where a literal, a local or `len()` of a shown value tells it, ends the loop", async () => {
