@@ -30,7 +30,9 @@ import type { Action, Direction, ForwardAction, InverseAction, Step, Trajectory 
 import type { StateTree } from '../state-tree/tree.js';
 import type { Rng } from '../util/rng.js';
 
-export type Policy = 'paper' | 'jumps' | 'walk';
+export const POLICIES = ['paper', 'jumps', 'walk'] as const;
+export type Policy = (typeof POLICIES)[number];
+export const isPolicy = (s: string): s is Policy => (POLICIES as readonly string[]).includes(s);
 
 export interface SamplingOptions {
   maxSteps: number;

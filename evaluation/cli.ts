@@ -7,6 +7,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineCommand, type FlagSpecs, type Parsed, type UsageErrorFactory } from '../cli/command-line.js';
 import { requireDatasetFiles } from '../data-pipeline/data-input.js';
+import { isPolicy, POLICIES } from '../data-pipeline/trajectories.js';
 import { ProgressBar } from '../util/progress.js';
 import { defaultModelDir, isPrecision, ModelFolderError, packageRoot, type Precision } from '../model-client/model-folder.js';
 import { isOutputMethod, OUTPUT_METHODS } from '../model-client/call-outcome.js';
@@ -102,6 +103,7 @@ const STATES_FLAGS = {
   precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32; int8: the folder's int8 file)" },
   'compare-unconstrained': { type: 'boolean', description: 'also score the model decoding without the control-flow constraint (the impossible stops it removes)' },
   misses: { type: 'string', value: 'FILE.jsonl', description: "write every step the model got wrong (the state before, the action, the truth, the prediction) to FILE" },
+  policy: { type: 'string', value: POLICIES.join('|'), description: "how trajectories are sampled: the paper's mix (default), walk (line by line: step_into and step_over, forward and back, as a user presses F10 and F11), jumps" },
 } satisfies FlagSpecs;
 
 const STATES_COMMAND = defineCommand({
@@ -114,6 +116,8 @@ component, for the model and the baseline (same locals, next line).`,
 });
 
 async function statesCommand({ values }: Parsed<typeof STATES_FLAGS>, usage: UsageErrorFactory): Promise<void> {
+  const policy = values.policy ?? 'paper';
+  if (!isPolicy(policy)) throw usage(`--policy must be one of ${POLICIES.join(', ')}`);
   const rows = await loadRows(values.data, limitOf(values.limit, usage), usage);
   const dir = values.model ?? defaultModelDir();
   const precision = precisionOf(values.precision, usage);
@@ -133,7 +137,7 @@ async function statesCommand({ values }: Parsed<typeof STATES_FLAGS>, usage: Usa
         ...(unconstrained ? [{ name: 'unconstrained', predictor: unconstrained, probabilities: true }] : []),
         { name: 'baseline', predictor: new NextLineBaseline() },
       ],
-      { onProgress: (done) => bar.update(done), ...(values.misses ? { onMiss: keepModelMiss } : {}) },
+      { policy, onProgress: (done) => bar.update(done), ...(values.misses ? { onMiss: keepModelMiss } : {}) },
     );
     if (values.misses) writeFileSync(values.misses, misses.map((m) => m + '\n').join(''));
     const labels = { model: `model (${dir})`, unconstrained: `model (${dir}) without the control-flow constraint`, baseline: 'baseline: same locals, next line' };

@@ -13,7 +13,7 @@ import { StateTree } from '../state-tree/tree.js';
 import type { ControlFlow } from '../program-analysis/control-flow.js';
 import { FrameConstraint, type FrameRules } from '../model-client/frame-constraint.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
-import { callerOnCallLine, frameBefore } from '../model-client/kept-values.js';
+import { callerOnCallLine, frameBefore, type RunHistory } from '../model-client/kept-values.js';
 
 /** Feeds a frame's text: each special token alone, each payload whole. */
 export function feedText(c: FrameConstraint, text: string): boolean {
@@ -41,12 +41,6 @@ export interface CheckResult {
 function frameText(direction: 'forward' | 'inverse', landing: { state: State } | { exit: Exit }, prev: State, action: Action): string {
   if ('exit' in landing) return serializeExit(landing.exit) + TOKENS.traceEnd;
   return serializeFrame(direction, landing.state, prev, action) + TOKENS.actionSep;
-}
-
-/** What a history of walking steps shows before a state (kept-values.ts). */
-export interface RunHistory {
-  caller?: State | undefined;
-  frameBefore?: State | undefined;
 }
 
 /** A program's control flow with what the frame constraint reads beside it. */

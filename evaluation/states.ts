@@ -27,7 +27,7 @@
  */
 import { Rng } from '../util/rng.js';
 import { TRACE_LIMITS } from '../data-pipeline/check.js';
-import { sampleTrajectory } from '../data-pipeline/trajectories.js';
+import { type Policy, sampleTrajectory } from '../data-pipeline/trajectories.js';
 import { type Action, type ActionKind, type Exit, FORWARD_ACTION_KINDS, INVERSE_ACTION_KINDS, type Locals, type State, type Trajectory } from '../grammar/state.js';
 import { truncateRepr, truncateState } from '../grammar/truncate.js';
 import type { Prediction, Predictor } from '../model-client/predictor.js';
@@ -72,6 +72,7 @@ export interface StatesResult extends Record<Component, Score> {
 
 export interface StatesReport {
   seed: number;
+  policy: Policy;
   /** Rows given. */
   programs: number;
   /** Rows traced and scored. */
@@ -181,7 +182,7 @@ class Tally {
 }
 
 /** The row's real run and its trajectories (one forward, one inverse), or why there are none. */
-async function sampleRow(row: HeldoutRow, seed: number): Promise<Trajectory[] | string> {
+async function sampleRow(row: HeldoutRow, seed: number, policy: Policy): Promise<Trajectory[] | string> {
   let trace;
   try {
     trace = await traceSource(row.code, { entry: 'f', args: row.input, limits: TRACE_LIMITS });
@@ -192,7 +193,7 @@ async function sampleRow(row: HeldoutRow, seed: number): Promise<Trajectory[] | 
   if (trace.events.length === 0) return 'no traced events';
   const tree = new StateTree(trace);
   const rng = new Rng(seed).fork(row.id);
-  return (['forward', 'inverse'] as const).map((d) => sampleTrajectory(tree, d, rng, { maxSteps: MAX_STEPS }));
+  return (['forward', 'inverse'] as const).map((d) => sampleTrajectory(tree, d, rng, { maxSteps: MAX_STEPS, policy }));
 }
 
 /** Every step of the trajectories, predicted from the true history and scored. */
@@ -274,6 +275,12 @@ export interface StateMiss {
 
 export interface EvaluateStatesOptions {
   seed?: number;
+  /**
+   * How trajectories are sampled (data-pipeline/trajectories.ts): the paper's mix (default),
+   * `walk` (line by line, step_into and step_over or their inverses, as a user presses F10 and
+   * F11), or `jumps`.
+   */
+  policy?: Policy;
   onProgress?: (done: number, total: number) => void;
   /** Called for every step a predictor does not get exactly right. */
   onMiss?: (miss: StateMiss) => void;
@@ -297,7 +304,7 @@ export async function evaluateStates(rows: readonly HeldoutRow[], predictors: re
   let traced = 0;
   let trajectories = 0;
   for (const [index, row] of rows.entries()) {
-    const sampled = await sampleRow(row, seed);
+    const sampled = await sampleRow(row, seed, opts.policy ?? 'paper');
     if (typeof sampled === 'string') skipped.push({ id: row.id, reason: sampled });
     else {
       traced++;
@@ -311,7 +318,7 @@ export async function evaluateStates(rows: readonly HeldoutRow[], predictors: re
   }
   const results = predictors.flatMap(({ name }) => (['all', ...ACTION_KINDS] as const).map((a) => tally.result(name, a)));
   const bands = Object.fromEntries([...shown].map(([name, p]) => [name, { values: calibration(p.values), states: calibration(p.states) }]));
-  return { seed, programs: rows.length, traced, trajectories, skipped, results, calibration: bands, internalErrors };
+  return { seed, policy: opts.policy ?? 'paper', programs: rows.length, traced, trajectories, skipped, results, calibration: bands, internalErrors };
 }
 
 const pct = (s: Score) => (s.rate === null ? '—' : `${(100 * s.rate).toFixed(1)}%`);
@@ -320,7 +327,7 @@ const pct = (s: Score) => (s.rate === null ? '—' : `${(100 * s.rate).toFixed(1
 export function formatStates(report: StatesReport, labels: Readonly<Record<string, string>>): string {
   const header = `${'action'.padEnd(16)}${'steps'.padStart(7)}${COMPONENTS.map((c) => c.padStart(9)).join('')}${'errors'.padStart(8)}${'impossible'.padStart(12)}`;
   const lines = [
-    `next-state prediction: ${report.traced} of ${report.programs} programs traced, ${report.trajectories} trajectories (seed ${report.seed})`,
+    `next-state prediction: ${report.traced} of ${report.programs} programs traced, ${report.trajectories} trajectories (seed ${report.seed}${report.policy === 'paper' ? '' : `, policy ${report.policy}`})`,
     ...report.skipped.map((s) => `  skipped ${s.id}: ${s.reason}`),
   ];
   for (const name of new Set(report.results.map((r) => r.predictor))) {

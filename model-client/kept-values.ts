@@ -42,6 +42,12 @@ const RUNNING: ReadonlySet<Event> = new Set(['line', 'line_call', 'call', 'excep
 
 const sameFrame = (a: { function: string; line: number }, b: { function: string; line: number }) => a.function === b.function && a.line === b.line;
 
+/** What a history of walking steps shows before a state: the caller on its call line (callerOnCallLine), the frame's state before (frameBefore). */
+export interface RunHistory {
+  caller?: State | undefined;
+  frameBefore?: State | undefined;
+}
+
 /** Steps that never leave a call for another one of the same stack: each goes to the next state, over a call or out of one. */
 const WALKING: ReadonlySet<Action['kind']> = new Set(['step_into', 'step_over', 'step_return']);
 

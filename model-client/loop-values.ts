@@ -15,18 +15,24 @@
 import type { Action, Locals, State } from '../grammar/state.js';
 import { MORE_LOCALS_KEY } from '../grammar/truncate.js';
 import type { ControlFlow, HeadLanding, IterationSource, Landing, Loop } from '../program-analysis/control-flow.js';
-import type { LandingFrame } from './kept-values.js';
+import type { LandingFrame, RunHistory } from './kept-values.js';
 import { reprItems } from './repr-items.js';
 
 const STEPS: ReadonlySet<Action['kind']> = new Set(['step_over', 'step_into']);
+const INVERSE_STEPS: ReadonlySet<Action['kind']> = new Set(['inv_step_over', 'inv_step_into']);
 const INT = /^-?\d+$/;
+const COMPREHENSION = /^<(?:listcomp|setcomp|dictcomp)>$/;
+/** A repr of a value no one can change: a number, str, bytes, None or bool, or a tuple of such (no bracket, brace or `<` in it at all). */
+const IMMUTABLE = /^(?:-?[\d.]|['"]|b['"]|None$|True$|False$|\((?!.*[[{<]))/;
+const immutable = (repr: string) => IMMUTABLE.test(repr);
+const NONE: HeadLanding = { bare: new Set(), stacks: new Set() };
 
 /**
  * The reprs each loop target may take in the state being written (undefined: no loop rule
  * applies): a forward step within one frame from a loop's line to the stop that follows one
  * iteration.
  */
-export function loopValues(flow: ControlFlow, action: Action | null, prev: State | undefined, history: { caller?: State; frameBefore?: State }, landing: LandingFrame): Record<string, readonly string[]> | undefined {
+export function loopValues(flow: ControlFlow, action: Action | null, prev: State | undefined, history: RunHistory, landing: LandingFrame): Record<string, readonly string[]> | undefined {
   if (!action || !STEPS.has(action.kind) || !prev || prev.event !== 'line' || !landing.bare || landing.event !== 'line') return undefined;
   if (!flow.programNames.localsByCodeOnly) return undefined;
   const fn = prev.stack[prev.stack.length - 1]!.function;
@@ -59,8 +65,6 @@ export interface LoopBefore {
   unbound: ReadonlySet<string>;
 }
 
-const INVERSE_STEPS: ReadonlySet<Action['kind']> = new Set(['inv_step_over', 'inv_step_into']);
-
 /**
  * Stepping back from a `for`'s body's first line to its header undoes one iteration: each
  * target held the element before its current one, or, where the iteration undone was the
@@ -74,20 +78,17 @@ export function loopBefore(flow: ControlFlow, action: Action | null, prev: State
   const frame = flow.frames.get(prev.stack[prev.stack.length - 1]!.function);
   if (!loop || Object.keys(loop.sources).some((t) => flow.programNames.unstable.has(t) || frame?.shared.has(t))) return undefined;
   const back: Record<string, string[]> = {};
-  const first = new Set<boolean>(); // for each source: whether the iteration undone may have been the first, may have been a later one
-  const later = new Set<boolean>();
+  // Every source must allow a reading: a first iteration binds all targets at once.
+  let mayBeFirst = true;
+  let mayBeLater = true;
   for (const [name, source] of Object.entries(loop.sources)) {
     const current = prev.locals[name];
-    if (current === undefined) return undefined;
-    const undone = iterationUndone(source, current, prev.locals);
+    const undone = current === undefined ? undefined : iterationUndone(source, current, prev.locals);
     if (!undone) return undefined;
-    first.add(undone.first);
-    later.add(undone.before.length > 0);
+    mayBeFirst &&= undone.first;
+    mayBeLater &&= undone.before.length > 0;
     back[name] = undone.before;
   }
-  // Every source must allow the same reading: a first iteration binds all targets at once.
-  const mayBeFirst = !first.has(false);
-  const mayBeLater = !later.has(false);
   if (!mayBeFirst && !mayBeLater) return undefined;
   if (mayBeFirst && !loop.fresh) return undefined; // entered again: the targets held anything
   const unbound = mayBeFirst && !mayBeLater ? new Set(Object.keys(loop.sources)) : new Set<string>();
@@ -100,11 +101,11 @@ export function loopBefore(flow: ControlFlow, action: Action | null, prev: State
  */
 function iterationUndone(source: IterationSource, current: string, locals: Locals): { first: boolean; before: string[] } | undefined {
   if ('count' in source || 'count_from' in source) {
-    const startRepr = 'count' in source ? String(source.count) : locals[source.count_from];
-    if (startRepr === undefined || !INT.test(startRepr) || !INT.test(current)) return undefined;
+    const start = startOf(source, locals);
+    const now = intOf(current);
+    if (start === undefined || now === undefined) return undefined;
     // A count never repeats a value: its start is the first iteration, anything else a later one.
-    if (current === String(BigInt(startRepr))) return { first: true, before: [] };
-    return { first: false, before: [String(BigInt(current) - BigInt(source.step))] };
+    return now === start ? { first: true, before: [] } : { first: false, before: [String(now - BigInt(source.step))] };
   }
   const shown = elements(source, locals);
   if (!shown) return undefined;
@@ -113,11 +114,6 @@ function iterationUndone(source: IterationSource, current: string, locals: Local
   return { first: at.includes(0), before: [...new Set(at.filter((j) => j > 0).map((j) => shown.items[j - 1]!))] };
 }
 
-const COMPREHENSION = /^<(?:listcomp|setcomp|dictcomp)>$/;
-/** A repr of a value no one can change: a number, str, bytes, None or bool, or a tuple of such (no bracket, brace or `<` in it at all). */
-const IMMUTABLE = /^(?:-?[\d.]|['"]|b['"]|None$|True$|False$|\((?!.*[[{<]))/;
-const immutable = (repr: string) => IMMUTABLE.test(repr);
-const NONE: HeadLanding = { bare: new Set(), stacks: new Set() };
 
 /**
  * Where a forward step from a loop's line lands, narrowed by what it iterates. From a `for`
@@ -127,7 +123,7 @@ const NONE: HeadLanding = { bare: new Set(), stacks: new Set() };
  * line. From a comprehension's line: its next iteration's line while an element is left, its
  * return once none is.
  */
-export function loopLanding(flow: ControlFlow, action: Action | null, prev: State | undefined, history: { caller?: State; frameBefore?: State }, landing: Landing): Landing {
+export function loopLanding(flow: ControlFlow, action: Action | null, prev: State | undefined, history: RunHistory, landing: Landing): Landing {
   if (!action || !STEPS.has(action.kind) || !prev || prev.event !== 'line' || !flow.programNames.localsByCodeOnly) return landing;
   const fn = prev.stack[prev.stack.length - 1]!.function;
   if (COMPREHENSION.test(fn)) return comprehensionLanding(flow, prev, fn, history.caller, landing);
@@ -223,7 +219,7 @@ type Count = Extract<IterationSource, { step: number }>;
  * still inside the range (true where its stop is not shown); undefined: not known.
  */
 function countNext(source: Count, { entering, continuing }: { entering: boolean; continuing: boolean }, current: string | undefined, locals: Locals): { value: bigint; inside: boolean }[] | undefined {
-  const start = intOf('count' in source ? String(source.count) : locals[source.count_from]);
+  const start = startOf(source, locals);
   if (entering && start === undefined) return undefined;
   const stop = stopOf(source, locals);
   const step = BigInt(source.step);
@@ -246,6 +242,10 @@ function stopOf(source: Count, locals: Locals): bigint | undefined {
   const repr = locals[source.stop_len];
   const shown = repr === undefined ? undefined : reprItems(repr);
   return shown?.complete ? BigInt(shown.items.length) : undefined;
+}
+
+function startOf(source: Count, locals: Locals): bigint | undefined {
+  return 'count' in source ? BigInt(source.count) : intOf(locals[source.count_from]);
 }
 
 function intOf(repr: string | undefined): bigint | undefined {

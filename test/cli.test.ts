@@ -211,6 +211,7 @@ describe('ndb data and ndb eval on the wrong files', () => {
     // Node's recursive mkdir loops forever here (the system says ENOENT though /proc exists).
     ['build under /proc, where no folder can be made', ['data', 'build', '--out', '/proc/ndb-no-such/out', '--programs', '2'], /cannot mkdir \/proc\/ndb-no-such: no such file or folder/],
     ['eval on a file that is not JSON', ['eval', 'states', '--data', notJson], /line 1: not a CruxEval row .*: not JSON/],
+    ['eval states with an unknown policy', ['eval', 'states', '--policy', 'random'], /--policy must be one of paper, jumps, walk/],
     ['eval on rows of the wrong shape', ['eval', 'cruxeval', '--task', 'output', '--data', wrongRows], /line 1: not a CruxEval row/],
   ])('%s: one clear line, exit code 2, not reported as a bug', (_name, args, pattern) => {
     const r = ndb(...args);

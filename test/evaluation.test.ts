@@ -176,6 +176,17 @@ describe('next-state evaluation', () => {
     expect(report.calibration).toEqual({});
   });
 
+  it('walks line by line with --policy walk: step_into and step_over, forward and back, and no jump', async () => {
+    const rows = (await readHeldout(HELDOUT_REAL)).slice(0, 4);
+    const report = await evaluateStates(rows, [{ name: 'baseline', predictor: new NextLineBaseline() }], { policy: 'walk' });
+    expect(report.policy).toBe('walk');
+    const steps = (action: string) => report.results.find((r) => r.predictor === 'baseline' && r.action === action)!.steps;
+    for (const jump of ['step_return', 'breakpoint', 'continue', 'inv_step_call']) expect(steps(jump), jump).toBe(0);
+    expect(steps('step_into') + steps('step_over')).toBeGreaterThan(0);
+    expect(steps('inv_step_into') + steps('inv_step_over')).toBeGreaterThan(0);
+    expect(steps('all')).toBe(['step_into', 'step_over', 'inv_step_into', 'inv_step_over'].reduce((n, a) => n + steps(a), 0));
+  });
+
   it('counts impossible stops: the next-line baseline makes some (real moves are never impossible: test/control-flow.test.ts)', async () => {
     const rows = (await readHeldout(HELDOUT_REAL)).slice(0, 6);
     const report = await evaluateStates(rows, [{ name: 'baseline', predictor: new NextLineBaseline() }]);
