@@ -64,8 +64,8 @@ export interface FrameRules {
    * from a return (what the caller keeps) and from a comprehension (what it iterates).
    */
   caller?: State;
-  /** The state before `prev` of the same frame, when the history holds it (kept-values.ts frameBefore): where a loop came from. */
-  frameBefore?: State;
+  /** The frame's states before `prev`, newest first, as far as the history holds them (kept-values.ts frameStates): where a loop came from, how often it went round. */
+  frameStates?: readonly State[];
 }
 
 /** No names: nothing known to rule out. */

@@ -42,10 +42,10 @@ const RUNNING: ReadonlySet<Event> = new Set(['line', 'line_call', 'call', 'excep
 
 const sameFrame = (a: { function: string; line: number }, b: { function: string; line: number }) => a.function === b.function && a.line === b.line;
 
-/** What a history of walking steps shows before a state: the caller on its call line (callerOnCallLine), the frame's state before (frameBefore). */
+/** What a history of walking steps shows before a state: the caller on its call line (callerOnCallLine), the frame's earlier states (frameStates). */
 export interface RunHistory {
   caller?: State | undefined;
-  frameBefore?: State | undefined;
+  frameStates?: readonly State[] | undefined;
 }
 
 /** Steps that never leave a call for another one of the same stack: each goes to the next state, over a call or out of one. */
@@ -75,24 +75,27 @@ export function callerOnCallLine(steps: readonly { state: State; action?: Action
 }
 
 /**
- * The state before `steps[at]` of the same frame (the same call: its callers on the same
- * lines, the same function), walking back over forward steps past any callee's states;
- * undefined where the steps do not show it (a jump on the way, or the frame's call).
+ * The states before `steps[at]` of the same frame (the same call: its callers on the same
+ * lines, the same function), newest first, walking back over forward steps past any
+ * callee's states: as far as the steps show them, to the frame's call, a jump on the way, or
+ * the history's start (at most `max`).
  */
-export function frameBefore(steps: readonly { state: State; action?: Action }[], at: number): State | undefined {
+export function frameStates(steps: readonly { state: State; action?: Action }[], at: number, max = 2000): State[] {
   const prev = steps[at]?.state;
+  const out: State[] = [];
   // A call is its frame's first state: before it, a state of the same shape is another call's.
-  if (!prev || prev.event === 'call') return undefined;
+  if (!prev || prev.event === 'call') return out;
   const n = prev.stack.length;
   const outer = prev.stack.slice(0, -1);
-  for (let j = at - 1; j >= 0; j--) {
+  for (let j = at - 1; j >= 0 && out.length < max; j--) {
     const { state: s, action } = steps[j]!;
-    if (!action || !WALKING.has(action.kind) || s.stack.length < n) return undefined;
-    if (!outer.every((f, k) => sameFrame(f, s.stack[k]!))) return undefined;
-    if (s.stack[n - 1]!.function !== prev.stack[n - 1]!.function) return undefined;
-    if (s.stack.length === n) return s;
+    if (!action || !WALKING.has(action.kind) || s.stack.length < n) break;
+    if (!outer.every((f, k) => sameFrame(f, s.stack[k]!)) || s.stack[n - 1]!.function !== prev.stack[n - 1]!.function) break;
+    if (s.stack.length > n) continue;
+    out.push(s);
+    if (s.event === 'call') break;
   }
-  return undefined;
+  return out;
 }
 
 /**

@@ -43,12 +43,14 @@ export function loopValues(flow: ControlFlow, action: Action | null, prev: State
   const iterated = loop.kind === 'for' ? prev.locals : caller && caller.line === prev.line ? caller.locals : undefined;
   if (!iterated) return undefined;
   const frame = flow.frames.get(fn);
+  const done = iterationsDone(loop, prev, history.frameStates);
   const out: Record<string, readonly string[]> = {};
   for (const [name, source] of Object.entries(loop.sources)) {
     if (flow.programNames.unstable.has(name) || frame?.shared.has(name)) continue;
     // A target missing from a frame whose locals were cut may still be bound.
     if (prev.locals[name] === undefined && prev.locals[MORE_LOCALS_KEY] !== undefined) continue;
-    let next = nextValues(loop, source, prev.locals[name], iterated, history.frameBefore);
+    const known = done === undefined ? undefined : exactNext(source, done, iterated);
+    let next = typeof known === 'string' ? [known] : known === PAST ? undefined : nextValues(loop, source, prev.locals[name], iterated, history.frameStates?.[0]);
     // The caller's state shows the elements as they were before the comprehension ran, which
     // may have changed a mutable one since (`[i.pop() for i in rows]`).
     if (loop.kind !== 'for') next = next?.filter(immutable);
@@ -130,7 +132,7 @@ export function loopLanding(flow: ControlFlow, action: Action | null, prev: Stat
   const loop = flow.loops.get(prev.line)?.find((l) => l.kind === 'for');
   const body = loop?.body;
   if (!loop || body === undefined) return landing;
-  const way = goesOn(loop, prev.locals, prev.locals, history.frameBefore);
+  const way = goesOn(loop, prev.locals, prev.locals, history.frameStates?.[0], iterationsDone(loop, prev, history.frameStates));
   const bare = landing.line?.bare;
   if (way === 'body' && (!bare || bare.has(body))) return { line: { bare: new Set([body]), stacks: new Set() }, line_call: NONE, exception: NONE, return: NONE, call: NONE };
   if (way === 'exit' && bare?.has(body)) return { ...landing, line: { ...landing.line, bare: new Set([...bare].filter((l) => l !== body)) } };
@@ -140,7 +142,7 @@ export function loopLanding(flow: ControlFlow, action: Action | null, prev: Stat
 function comprehensionLanding(flow: ControlFlow, prev: State, fn: string, caller: State | undefined, landing: Landing): Landing {
   const loop = flow.loops.get(prev.line)?.find((l) => l.kind === fn);
   if (!loop || !caller || caller.line !== prev.line) return landing;
-  const way = goesOn(loop, prev.locals, caller.locals, undefined);
+  const way = goesOn(loop, prev.locals, caller.locals, undefined, undefined);
   const line = prev.line;
   const head = way === 'exit' ? 'line' : way === 'body' ? 'return' : undefined;
   const bare = head && landing[head]?.bare;
@@ -153,7 +155,14 @@ function comprehensionLanding(flow: ControlFlow, prev: State, fn: string, caller
  * it (undefined: either), from its targets' values (`targets`, the loop's frame) and what it
  * iterates (`iterated`: the same frame's, or a comprehension's caller's).
  */
-function goesOn(loop: Loop, targets: Locals, iterated: Locals, cameFrom: State | undefined): 'body' | 'exit' | undefined {
+function goesOn(loop: Loop, targets: Locals, iterated: Locals, cameFrom: State | undefined, done: number | undefined): 'body' | 'exit' | undefined {
+  if (done !== undefined) {
+    // zip() and the rest stop when any of what they walk runs out; a count goes on only where its stop is shown.
+    const sources = Object.values(loop.sources);
+    const next = sources.map((source) => exactNext(source, done, iterated));
+    if (next.includes(PAST)) return 'exit';
+    if (next.every((v, k) => typeof v === 'string' && !('step' in sources[k]! && stopOf(sources[k] as Count, iterated) === undefined))) return 'body';
+  }
   const counts = Object.entries(loop.sources).filter((e): e is [string, Count] => 'step' in e[1]);
   // A range alone: its next value against its stop.
   if (counts.length === Object.keys(loop.sources).length) {
@@ -214,6 +223,44 @@ function phase(loop: Loop, current: string | undefined, cameFrom: State | undefi
 
 type Count = Extract<IterationSource, { step: number }>;
 
+/** A source with no element left. */
+const PAST = Symbol('past the last element');
+
+/**
+ * How many iterations a `for` has run since it was last entered, on its header (`prev`):
+ * its header's visits in the frame's history (`frame`, newest first) back to the frame's
+ * last state outside the loop, less one (the entering visit). Undefined where the history
+ * does not reach back that far, or for a comprehension.
+ */
+function iterationsDone(loop: Loop, prev: State, frame: readonly State[] | undefined): number | undefined {
+  if (loop.kind !== 'for' || loop.body_end === undefined || !frame) return undefined;
+  const header = prev.line;
+  let visits = 1;
+  for (const s of frame) {
+    if (s.line < header || s.line > loop.body_end) return visits - 1;
+    if (s.line === header && s.event === 'line') visits++;
+  }
+  return undefined;
+}
+
+/**
+ * The element (or count) the `done + 1`th iteration binds, PAST where none is left (a count
+ * whose stop is not shown is never PAST); undefined: not shown.
+ */
+function exactNext(source: IterationSource, done: number, locals: Locals): string | typeof PAST | undefined {
+  if ('step' in source) {
+    const start = startOf(source, locals);
+    if (start === undefined) return undefined;
+    const value = start + BigInt(done) * BigInt(source.step);
+    const stop = stopOf(source, locals);
+    return stop !== undefined && (source.step > 0 ? value >= stop : value <= stop) ? PAST : String(value);
+  }
+  const shown = elements(source, locals);
+  if (!shown) return undefined;
+  if (done < shown.items.length) return shown.items[done];
+  return shown.complete ? PAST : undefined;
+}
+
 /**
  * The values a count (`range`, `enumerate`'s index) may give next, each with whether it is
  * still inside the range (true where its stop is not shown); undefined: not known.
@@ -245,7 +292,9 @@ function stopOf(source: Count, locals: Locals): bigint | undefined {
 }
 
 function startOf(source: Count, locals: Locals): bigint | undefined {
-  return 'count' in source ? BigInt(source.count) : intOf(locals[source.count_from]);
+  if ('count' in source) return BigInt(source.count);
+  const from = intOf(locals[source.count_from]);
+  return from === undefined ? undefined : from + BigInt(source.offset ?? 0);
 }
 
 function intOf(repr: string | undefined): bigint | undefined {

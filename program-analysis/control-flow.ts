@@ -50,7 +50,7 @@ const IterationSourceSchema = z.union([
   z.object({ seq: z.string(), reversed: z.literal(true).optional() }),
   z.object({ values: z.string() }),
   z.object({ count: z.number().int(), step: z.number().int(), ...RangeStop }),
-  z.object({ count_from: z.string(), step: z.number().int(), ...RangeStop }),
+  z.object({ count_from: z.string(), offset: z.number().int().optional(), step: z.number().int(), ...RangeStop }),
 ]);
 export type IterationSource = z.infer<typeof IterationSourceSchema>;
 const LoopSchema = z.object({

@@ -54,7 +54,8 @@ and, for the whole program:
                  bound to next, from where (`sources`): the elements of a local (`seq`, also
                  `reversed(N)`, `N.keys()`; a dict's keys; a str's characters), a dict's values
                  (`values`, `N.values()`, the second target of `N.items()`), a count (`range`
-                 with a start and a literal step, and its stop where a literal, a local or
+                 with a start (a literal, a local, a local plus or minus a literal) and a
+                 literal step, and its stop where a literal, a local or
                  `len(N)` shows it; `enumerate`'s index). For a `for`, `body` is
                  its body's first line: a step from the header that lands there has run one
                  iteration (`body_end`: its body's last line); `fresh`: a bound target on the header means the loop is going on
@@ -380,7 +381,14 @@ def iteration_sources(target, it, rebound):
         start = it.args[0]
         if int_literal(start) is not None:
             return {t[0]: {'count': int_literal(start), 'step': step, **stop}}
-        return {t[0]: {'count_from': start.id, 'step': step, **stop}} if isinstance(start, ast.Name) else None
+        if isinstance(start, ast.Name):
+            return {t[0]: {'count_from': start.id, 'step': step, **stop}}
+        # `range(j + 1, n)`: a local plus or minus a literal.
+        if isinstance(start, ast.BinOp) and isinstance(start.left, ast.Name) and isinstance(start.op, (ast.Add, ast.Sub)) \
+                and int_literal(start.right) is not None:
+            offset = int_literal(start.right) * (1 if isinstance(start.op, ast.Add) else -1)
+            return {t[0]: {'count_from': start.left.id, 'offset': offset, 'step': step, **stop}}
+        return None
     if call_of(it, 'enumerate') and 1 <= len(it.args) <= 2 and isinstance(it.args[0], ast.Name):
         t = names(target, 2)
         start = 0 if len(it.args) == 1 else int_literal(it.args[1])

@@ -18,7 +18,7 @@ import { ControlFlow } from '../program-analysis/control-flow.js';
 import { checkTree, feedText } from '../evaluation/control-flow-check.js';
 import { FrameConstraint } from '../model-client/frame-constraint.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
-import { callerOnCallLine, frameBefore } from '../model-client/kept-values.js';
+import { callerOnCallLine, frameStates } from '../model-client/kept-values.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { StateTree } from '../state-tree/tree.js';
 import { sourceLines, traceSource } from '../tracer/run-tracer.js';
@@ -244,9 +244,9 @@ describe('a loop binds the next element of what it iterates', () => {
   const lines = sourceLines(source);
   const at = (n: number, locals: Record<string, string>): State => ({ event: 'line', line: n, source: lines[n - 1]!, stack: [{ function: 'f', line: n }], locals: { xs: '[3, 5, 3, 7]', s: "'abc'", ...locals } });
   const next = (n: number, locals: string) => `${L.lineSep}${L.locSep}${n}${L.argSep}${locals}${L.srcSep}${lines[n - 1]}${L.actionSep}`;
-  const ok = async (prev: State, text: string, caller?: State, program = source, action: Action = { kind: 'step_over' }, frameBefore?: State) => {
+  const ok = async (prev: State, text: string, caller?: State, program = source, action: Action = { kind: 'step_over' }, earlier?: State[]) => {
     const progLines = sourceLines(program);
-    const c = new FrameConstraint({ action, lines: progLines, names: FrameNames.ofProgram(progLines), prevFunction: prev.stack[prev.stack.length - 1]!.function, flow: (await ControlFlow.of(program))!, prev, ...(caller ? { caller } : {}), ...(frameBefore ? { frameBefore } : {}) });
+    const c = new FrameConstraint({ action, lines: progLines, names: FrameNames.ofProgram(progLines), prevFunction: prev.stack[prev.stack.length - 1]!.function, flow: (await ControlFlow.of(program))!, prev, ...(caller ? { caller } : {}), ...(earlier ? { frameStates: earlier } : {}) });
     return feedText(c, text) && c.done;
   };
 
@@ -278,10 +278,35 @@ describe('a loop binds the next element of what it iterates', () => {
     const fromBody: State = { ...inner, line: 4, source: nestedLines[3]! };
     const fromOuter: State = { ...inner, line: 2, source: nestedLines[1]! };
     const over: Action = { kind: 'step_over' };
-    expect(await ok(inner, nextNested(2, '{"..": ".."}'), undefined, nested, over, fromBody)).toBe(true);
-    expect(await ok(inner, nextNested(4, `{"..": "..", "q": "'x'"}`), undefined, nested, over, fromBody)).toBe(false);
-    expect(await ok(inner, nextNested(4, `{"..": "..", "q": "'x'"}`), undefined, nested, over, fromOuter)).toBe(true);
-    expect(await ok(inner, nextNested(2, '{"..": ".."}'), undefined, nested, over, fromOuter)).toBe(false);
+    expect(await ok(inner, nextNested(2, '{"..": ".."}'), undefined, nested, over, [fromBody])).toBe(true);
+    expect(await ok(inner, nextNested(4, `{"..": "..", "q": "'x'"}`), undefined, nested, over, [fromBody])).toBe(false);
+    expect(await ok(inner, nextNested(4, `{"..": "..", "q": "'x'"}`), undefined, nested, over, [fromOuter])).toBe(true);
+    expect(await ok(inner, nextNested(2, '{"..": ".."}'), undefined, nested, over, [fromOuter])).toBe(false);
+  });
+
+  it('where the history shows the loop from its entry, the number of rounds picks the element, copies and all', async () => {
+    // xs = [3, 5, 3, 7]; x = 3 is the first or the third element: the header's visits tell which.
+    const before = (n: number, x?: string): State => at(n, x === undefined ? {} : { x });
+    const enteredFrom = { ...before(1), event: 'call' as const, line: 1, source: lines[0]! };
+    const once = [before(3, '3'), before(2), enteredFrom]; // the header visited once before: one round done
+    expect(await ok(at(2, { x: '3' }), next(3, '{"..": "..", "x": "5"}'), undefined, source, { kind: 'step_over' }, once)).toBe(true);
+    expect(await ok(at(2, { x: '3' }), next(3, '{"..": "..", "x": "7"}'), undefined, source, { kind: 'step_over' }, once)).toBe(false);
+    const thrice = [before(3, '3'), before(2, '5'), before(3, '5'), before(2, '3'), before(3, '3'), before(2), enteredFrom];
+    expect(await ok(at(2, { x: '3' }), next(3, '{"..": "..", "x": "7"}'), undefined, source, { kind: 'step_over' }, thrice)).toBe(true);
+    expect(await ok(at(2, { x: '3' }), next(3, '{"..": "..", "x": "5"}'), undefined, source, { kind: 'step_over' }, thrice)).toBe(false);
+    // Four rounds done: the loop is left.
+    const four = [before(3, '7'), before(2, '3'), ...thrice];
+    expect(await ok(at(2, { x: '7' }), next(3, '{"..": "..", "x": "3"}'), undefined, source, { kind: 'step_over' }, four)).toBe(false);
+    expect(await ok(at(2, { x: '7' }), next(4, '{"..": ".."}'), undefined, source, { kind: 'step_over' }, four)).toBe(true);
+    // A count whose stop is not shown may end any time.
+    const program = 'def g(n):\n    for i in range(n + 1):\n        print(i)\n    return n\n';
+    const progLines = sourceLines(program);
+    const st = (n: number, locals: Record<string, string>): State => ({ event: 'line', line: n, source: progLines[n - 1]!, stack: [{ function: 'g', line: n }], locals: { n: '2', ...locals } });
+    const to = (n: number, locals: string) => `${L.lineSep}${L.locSep}${n}${L.argSep}${locals}${L.srcSep}${progLines[n - 1]}${L.actionSep}`;
+    const history = [st(3, { i: '0' }), st(2, {}), { ...st(1, {}), event: 'call' as const }];
+    expect(await ok(st(2, { i: '0' }), to(4, '{"..": ".."}'), undefined, program, { kind: 'step_over' }, history)).toBe(true);
+    expect(await ok(st(2, { i: '0' }), to(3, '{"..": "..", "i": "1"}'), undefined, program, { kind: 'step_over' }, history)).toBe(true);
+    expect(await ok(st(2, { i: '0' }), to(3, '{"..": "..", "i": "2"}'), undefined, program, { kind: 'step_over' }, history)).toBe(false);
   });
 
   it('a `range` with a literal step counts on from the target', async () => {
@@ -413,10 +438,10 @@ describe('a literal assigned is that literal', () => {
       { state: ret, action: { kind: 'step_over' } as Action },
     ];
     expect(callerOnCallLine(steps, 3)).toBe(callLine);
-    // The frame's state before: its line before its return, its call before that line; nothing before a call.
-    expect(frameBefore(steps, 3)).toBe(steps[2]!.state);
-    expect(frameBefore(steps, 2)).toBe(steps[1]!.state);
-    expect(frameBefore(steps, 1)).toBeUndefined();
+    // The frame's states before, newest first: its line and its call before its return; nothing before a call.
+    expect(frameStates(steps, 3)).toEqual([steps[2]!.state, steps[1]!.state]);
+    expect(frameStates(steps, 2)).toEqual([steps[1]!.state]);
+    expect(frameStates(steps, 1)).toEqual([]);
     // A jump on the way: the caller may have moved on (a later call from the same line).
     expect(callerOnCallLine([{ ...steps[0]!, action: { kind: 'breakpoint', line: 2, source: lines[1]! } }, ...steps.slice(1)], 3)).toBeUndefined();
     const landing = (locals: string) => `${L.lineSep}${L.locSep}f:6${L.argSep}${locals}${L.srcSep}${lines[5]}${L.actionSep}`;
