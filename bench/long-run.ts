@@ -4,8 +4,10 @@
  *
  * One session per configuration (ours, then noprefetch) over DAP, as bench/client.ts drives
  * every session, on the bench's longer file (examples/orders.py, 330 tokens of context: its
- * history outgrows the 1,024-token context after about 20 presses, and the predicted run
- * goes on past 50), N key presses (default 40) alternating step over and step into.
+ * history outgrows the 1,024-token context after about 20 presses), N key presses (default
+ * 40) alternating step over and step into. Eight order lines: since the loop rules
+ * (model-client/loop-values.ts) the predicted run follows the real one, and with four the
+ * run ended after 27 presses.
  * Reported: the median latency of the first half of the presses (1-20) and of the second
  * (21-40), their ratio (late / early), and the prompt tokens run per step in each half: a
  * history window that slid every step would rebuild the cache each step, and the late half
@@ -15,7 +17,7 @@ import { join } from 'node:path';
 import { type BenchAction, type Config, runSession, type StepSample } from './client.js';
 import { mean, percentile } from './stats.js';
 
-export const LONG_RUN_PROGRAM = { name: 'examples/orders.py', entry: 'summarise', args: "['apple: 3', 'Fig:10', 'plum', 'pear:2']" };
+export const LONG_RUN_PROGRAM = { name: 'examples/orders.py', entry: 'summarise', args: "['apple: 3', 'Fig:10', 'plum', 'pear:2', 'kiwi: 4', 'fig', 'Apple:12', 'grape:1']" };
 export const LONG_RUN_CONFIGS: readonly Config[] = ['ours', 'noprefetch'];
 
 export interface LongRunHalf {

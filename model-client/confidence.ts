@@ -10,8 +10,10 @@
  *
  * Probabilities are the model's own (temperature 1), before the grammar masks invalid
  * tokens, so they never overstate: mass the model put on impossible text counts as doubt.
- * Tokens the grammar forced count as certain, and a token shared by two values (BPE may
- * merge `",` with the next key's quote) counts for both.
+ * Tokens the grammar forced count as certain, and so do those of a value the rules fix
+ * (a literal assigned, a kept immutable, a loop's next element: the state before decides
+ * it), and a token shared by two values (BPE may merge `",` with the next key's quote)
+ * counts for both.
  */
 import type { DecodedFrame } from './decode.js';
 import type { TokenSpan } from './segment.js';

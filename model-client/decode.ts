@@ -19,7 +19,9 @@
  * before it takes a few passes, not one per token. The frame is exactly the undrafted one.
  *
  * Every token's log-probability under the model (temperature 1, before the grammar's mask) is
- * kept for confidences (confidence.ts); forced tokens count as certain (0).
+ * kept for confidences (confidence.ts); forced tokens count as certain (0), and so do tokens
+ * of a value the rules fix (FrameConstraint.pinned: a literal assigned, a kept immutable, a
+ * loop's next element), whatever the model thought of it.
  *
  * Besides the grammar, a loop guard (loop-guard.ts) refuses a token that would go on with a
  * short period the frame has repeated many times and the prompt does not show: the model's
@@ -160,11 +162,12 @@ export async function decodeFrames(
     for (const row of active()) {
       const logits = row.logits;
       if (!logits) continue; // still feeding what it wrote
+      const pinned = row.constraint.pinned;
       const id = chooseToken(ctx.table, row, logits, opts);
       // The grammar accepts only prefixes of valid frames, so some token always fits.
       if (id === undefined) throw new Error(`internal: the frame grammar left no valid token after ${JSON.stringify(ctx.tokenizer.decode(row.ids))}`);
       row.logits = null;
-      write(ctx.table, row, id, logProbability(logits, id), false);
+      write(ctx.table, row, id, pinned ? 0 : logProbability(logits, id), false);
       writeForced(ctx, row);
       if (!row.done && row.ids.length >= opts.maxNewTokens) row.error = new FrameBudgetError(opts.maxNewTokens, ctx.tokenizer.decode(row.ids));
     }
@@ -271,9 +274,10 @@ async function decodeDrafted(ctx: DecodeContext, prompt: PromptState, row: Row, 
     if (opts.signal?.aborted) throw new DecodeAbortedError();
     // Choose while the logits after everything written are known.
     while (next) {
+      const pinned = row.constraint.pinned;
       const id = chooseToken(ctx.table, row, next, opts);
       if (id === undefined) throw new Error(`internal: the frame grammar left no valid token after ${JSON.stringify(ctx.tokenizer.decode(row.ids))}`);
-      write(ctx.table, row, id, logProbability(next, id), false);
+      write(ctx.table, row, id, pinned ? 0 : logProbability(next, id), false);
       writeForced(ctx, row);
       if (!row.done && row.ids.length >= opts.maxNewTokens) row.error = new FrameBudgetError(opts.maxNewTokens, ctx.tokenizer.decode(row.ids));
       if (row.error) return outcome(ctx, row);

@@ -269,6 +269,14 @@ export class FrameConstraint {
     return this.finished;
   }
 
+  /**
+   * Whether the rules fix the value being written from here (a literal assigned, a kept
+   * value, a loop's next element): the next token is certain, whatever the model thought.
+   */
+  get pinned(): boolean {
+    return this.held < 0 && this.segment.pinned === true;
+  }
+
   /** The head, once written. */
   get frameHead(): Head | null {
     return this.head;

@@ -22,6 +22,8 @@ import { type Segment, type TokenSpan, cp } from './segment.js';
 export interface ContentRule {
   prefix(s: string): boolean;
   complete(s: string): boolean;
+  /** Every text the rule allows, where it allows only a few (a literal, a kept value, a loop's next element). */
+  only?: readonly string[];
 }
 
 const ANY: ContentRule = { prefix: () => true, complete: () => true };
@@ -76,6 +78,11 @@ export class JsonString {
 
   get closed(): boolean {
     return this.state === 'closed';
+  }
+
+  /** Whether the rule leaves one text for the rest of the string: what is still to come is certain. */
+  get pinned(): boolean {
+    return this.state !== 'closed' && this.rule.only !== undefined && this.rule.only.filter((t) => t.startsWith(this.content)).length === 1;
   }
 
   push(c: number, at: number): boolean {
@@ -157,6 +164,10 @@ export class JsonString {
 /** A return value, an exception or an exit value: one repr string. */
 export class ValueSegment implements Segment {
   constructor(private readonly string = new JsonString(ANY, MAX_REPR_CHARS)) {}
+
+  get pinned(): boolean {
+    return this.string.pinned;
+  }
 
   get span(): TokenSpan {
     return this.string.span;
@@ -276,6 +287,12 @@ export class LocalsSegment implements Segment {
   /** The written locals (the delta marker left out), with the tokens of each repr. */
   get entries(): readonly LocalEntry[] {
     return this.entries_;
+  }
+
+  /** Whether the value being written (its key written) is one text the rules fix. */
+  get pinned(): boolean {
+    if (this.state === 'value') return this.current!.pinned;
+    return (this.state === 'colon' || this.state === 'colonSpace') && this.valueRule(this.key).only?.length === 1;
   }
 
   push(c: number, at: number): boolean {

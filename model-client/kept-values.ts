@@ -171,13 +171,13 @@ function headsRule(heads: readonly string[]): ContentRule {
 /** The same text (non-ASCII characters aside, see shape()). */
 export function sameTextRule(text: string): ContentRule {
   const want = shape(text);
-  return { prefix: (s) => want.startsWith(shape(s)), complete: (s) => shape(s) === want };
+  return { prefix: (s) => want.startsWith(shape(s)), complete: (s) => shape(s) === want, only: [text] };
 }
 
 /** One of these texts (non-ASCII characters aside, see shape()). */
 export function oneOfTextsRule(texts: readonly string[]): ContentRule {
   const wants = texts.map(shape);
-  return { prefix: (s) => wants.some((w) => w.startsWith(shape(s))), complete: (s) => wants.includes(shape(s)) };
+  return { prefix: (s) => wants.some((w) => w.startsWith(shape(s))), complete: (s) => wants.includes(shape(s)), only: [...new Set(texts)] };
 }
 
 /** What the repr of the object `prevRepr` shows may become (undefined: anything a repr may be). */
@@ -195,5 +195,6 @@ export function keptValueRule(prevRepr: string): ContentRule | undefined {
 
 /** Both rules at once. */
 export function bothRules(a: ContentRule, b: ContentRule): ContentRule {
-  return { prefix: (s) => a.prefix(s) && b.prefix(s), complete: (s) => a.complete(s) && b.complete(s) };
+  const only = a.only ?? b.only;
+  return { prefix: (s) => a.prefix(s) && b.prefix(s), complete: (s) => a.complete(s) && b.complete(s), ...(only ? { only: only.filter((t) => a.complete(t) && b.complete(t)) } : {}) };
 }

@@ -21,6 +21,8 @@ export interface Segment {
    * tokens is tokenized as a whole, so only whole segments keep training's tokens.
    */
   forced(): string | null;
+  /** Whether the rules fix the rest of the value being written (json-constraint.ts): its tokens count as certain. */
+  readonly pinned?: boolean;
   clone(): Segment;
 }
 

@@ -309,6 +309,19 @@ describe('a loop binds the next element of what it iterates', () => {
     expect(await ok(st(2, { i: '0' }), to(3, '{"..": "..", "i": "2"}'), undefined, program, { kind: 'step_over' }, history)).toBe(false);
   });
 
+  it("a value the rules fix is pinned: its tokens count as certain in the value's confidence", async () => {
+    const lines2 = sourceLines(source);
+    const c = new FrameConstraint({ action: { kind: 'step_over' }, lines: lines2, names: FrameNames.ofProgram(lines2), prevFunction: 'f', flow: (await ControlFlow.of(source))!, prev: at(2, {}) });
+    expect(feedText(c, `${L.lineSep}${L.locSep}3${L.argSep}{"..": "..", "x": "`)).toBe(true);
+    expect(c.pinned).toBe(true);
+    expect(feedText(c, '3"')).toBe(true);
+    expect(c.pinned).toBe(false);
+    // 3 comes twice in xs: after it, 5 or 7; the model chooses, its probability counts.
+    const d = new FrameConstraint({ action: { kind: 'step_over' }, lines: lines2, names: FrameNames.ofProgram(lines2), prevFunction: 'f', flow: (await ControlFlow.of(source))!, prev: at(2, { x: '3' }) });
+    expect(feedText(d, `${L.lineSep}${L.locSep}3${L.argSep}{"..": "..", "x": "`)).toBe(true);
+    expect(d.pinned).toBe(false);
+  });
+
   it('a `range` with a literal step counts on from the target', async () => {
     expect(await ok(at(4, { x: '7', i: '4' }), next(5, '{"..": "..", "i": "7"}'))).toBe(true);
     expect(await ok(at(4, { x: '7', i: '4' }), next(5, '{"..": "..", "i": "1"}'))).toBe(false);
