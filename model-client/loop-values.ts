@@ -8,9 +8,11 @@
  * repr (repr-items.ts), the counts of `range` and `enumerate` added up from the target's value.
  *
  * control_flow.py lists only loops whose iterated names nothing in the loop rebinds or
- * changes, so the repr before is what the loop walks. Where an element repeats, every element
- * after one of its copies may come next; where the repr is cut before the next element, or
- * the target's value is not among the elements, nothing is known.
+ * changes, so the repr before is what the loop walks. Where the history shows a `for` since
+ * it was entered, its header's visits count the rounds done, which picks the element;
+ * otherwise, where an element repeats, every element after one of its copies may come next.
+ * Where the repr is cut before the next element, or the target's value is not among the
+ * elements, nothing is known.
  */
 import type { Action, Locals, State } from '../grammar/state.js';
 import { MORE_LOCALS_KEY } from '../grammar/truncate.js';
