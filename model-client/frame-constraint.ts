@@ -27,7 +27,7 @@ import { type ControlFlow, headImpossible, type Landing } from '../program-analy
 import { bothRules, keptByCaller, keptNames, keptValueRule, type LandingFrame, oneOfTextsRule, sameTextRule } from './kept-values.js';
 import { type ContentRule, JsonString, KnownNames, type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
 import { type FrameNames, LocSegment } from './loc-constraint.js';
-import { loopBefore, loopLanding, loopValues } from './loop-values.js';
+import { type LoopBefore, loopBefore, loopLanding, loopValues } from './loop-values.js';
 import { reprRule } from './repr-constraint.js';
 import { type Segment, type TokenSpan, cp } from './segment.js';
 
@@ -416,10 +416,11 @@ export class FrameConstraint {
       case 'locals': {
         const call = this.head?.kind === 'event' && this.head.event === 'call';
         const names = this.function === undefined ? undefined : (rules.localNames?.get(this.function) ?? codeNames(rules.flow, this.function));
-        const unbound = this.unboundNames();
+        const back = this.loopStepBack();
+        const unbound = this.unboundNames(back);
         // A delta keeps every name of the state before: not where one of them cannot be bound here.
         const delta = this.bare && !Object.keys(rules.prev?.locals ?? {}).some((n) => unbound.has(n));
-        return new LocalsSegment(delta, call ? requiredCallLocals(rules.callLocals?.get(this.line!)) : undefined, names, this.localRule(), [...unbound]);
+        return new LocalsSegment(delta, call ? requiredCallLocals(rules.callLocals?.get(this.line!)) : undefined, names, this.localRule(back), [...unbound]);
       }
       case 'value': {
         const fn = this.function;
@@ -439,13 +440,19 @@ export class FrameConstraint {
    * lines that cannot have run yet in this call (ControlFlow.unboundBefore); stepping back
    * over a loop's first iteration, its targets (loop-values.ts).
    */
-  private unboundNames(): ReadonlySet<string> {
+  private unboundNames(back: LoopBefore | undefined): ReadonlySet<string> {
     const { flow } = this.rules;
     const event = this.head?.kind === 'event' ? this.head.event : undefined;
     if (!flow || this.function === undefined || (event !== 'line' && event !== 'line_call')) return NO_NAMES;
     const unbound = flow.unboundBefore(this.function, this.line!);
-    const beforeLoop = loopBefore(flow, this.rules.action, this.rules.prev, { event, line: this.line!, bare: this.bare })?.unbound;
-    return beforeLoop && beforeLoop.size > 0 ? new Set([...unbound, ...beforeLoop]) : unbound;
+    return back && back.unbound.size > 0 ? new Set([...unbound, ...back.unbound]) : unbound;
+  }
+
+  /** Stepping back over a loop's iteration, what its targets held before it (loop-values.ts), for the locals being written. */
+  private loopStepBack(): LoopBefore | undefined {
+    const { flow, action, prev } = this.rules;
+    if (!flow || this.head?.kind !== 'event') return undefined;
+    return loopBefore(flow, action, prev, { event: this.head.event, line: this.line!, bare: this.bare });
   }
 
   /**
@@ -454,7 +461,7 @@ export class FrameConstraint {
    * where it ran a loop's iteration, the element that comes next, and stepping back over
    * one, the element before (loop-values.ts).
    */
-  private localRule(): (name: string) => ContentRule {
+  private localRule(back: LoopBefore | undefined): (name: string) => ContentRule {
     const { flow, action, prev } = this.rules;
     const repr = reprRule(flow !== undefined && !flow.ownReprs);
     if (!flow || this.head?.kind !== 'event') return () => repr;
@@ -463,7 +470,7 @@ export class FrameConstraint {
     const kept = byCaller ?? keptNames(flow, action, prev, landing);
     const reference = byCaller ? this.rules.caller : prev;
     const assigned = literalsAssigned(flow, action, prev, landing);
-    const iterated = loopValues(flow, action, prev, this.rules, landing) ?? loopBefore(flow, action, prev, landing)?.values;
+    const iterated = loopValues(flow, action, prev, this.rules, landing) ?? back?.values;
     if (!kept && !assigned && !iterated) return () => repr;
     return (name) => {
       const literal = assigned?.[name];

@@ -291,8 +291,7 @@ export class LocalsSegment implements Segment {
 
   /** Whether the value being written (its key written) is one text the rules fix. */
   get pinned(): boolean {
-    if (this.state === 'value') return this.current!.pinned;
-    return (this.state === 'colon' || this.state === 'colonSpace') && this.valueRule(this.key).only?.length === 1;
+    return (this.state === 'colon' || this.state === 'colonSpace' || this.state === 'value') && this.current!.pinned;
   }
 
   push(c: number, at: number): boolean {
@@ -309,16 +308,15 @@ export class LocalsSegment implements Segment {
         if (this.current!.closed) {
           this.key = this.current!.content;
           this.keys = [...this.keys, this.key];
+          // The value's string, and its rule, from the key on: `pinned` reads it before `: `.
+          this.current = this.valueString();
           this.state = 'colon';
         }
         return true;
       case 'colon':
         return this.expect(c, ':', 'colonSpace');
       case 'colonSpace':
-        if (c !== cp(' ')) return false;
-        this.current = this.valueString();
-        this.state = 'value';
-        return true;
+        return this.expect(c, ' ', 'value');
       case 'value':
         if (!this.current!.push(c, at)) return false;
         if (this.current!.closed) {
