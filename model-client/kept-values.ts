@@ -52,6 +52,20 @@ export interface RunHistory {
 const WALKING: ReadonlySet<Action['kind']> = new Set(['step_into', 'step_over', 'step_return']);
 
 /**
+ * The states before `steps[at]`, newest first, while the history walks (forward steps only)
+ * and each state still holds the frames below `steps[at]`'s innermost one, unmoved: the
+ * states of its call and of the calls it made, back to its caller's own states.
+ */
+function* walkedBack(steps: readonly { state: State; action?: Action }[], at: number): Generator<State> {
+  const outer = steps[at]!.state.stack.slice(0, -1);
+  for (let j = at - 1; j >= 0; j--) {
+    const { state: s, action } = steps[j]!;
+    if (!action || !WALKING.has(action.kind) || !outer.every((f, k) => s.stack[k] !== undefined && sameFrame(f, s.stack[k]!))) return;
+    yield s;
+  }
+}
+
+/**
  * The caller's state on the line that made the call, for a state `steps[at]` inside a call
  * (a return, for keptByCaller; a comprehension's iteration, for loop-values.ts): walking
  * back over forward steps, every state inside the call (its stack longer, with the caller's
@@ -63,13 +77,9 @@ const WALKING: ReadonlySet<Action['kind']> = new Set(['step_into', 'step_over', 
 export function callerOnCallLine(steps: readonly { state: State; action?: Action }[], at: number): State | undefined {
   const prev = steps[at]?.state;
   if (!prev || prev.stack.length < 2) return undefined;
-  const outer = prev.stack.slice(0, -1);
-  for (let j = at - 1; j >= 0; j--) {
-    const { state: s, action } = steps[j]!;
-    if (!action || !WALKING.has(action.kind)) return undefined;
-    if (!outer.every((f, k) => s.stack[k] !== undefined && sameFrame(f, s.stack[k]!))) return undefined;
-    if (s.stack.length > outer.length) continue;
-    return s.stack.length === outer.length && s.event === 'line' ? s : undefined;
+  for (const s of walkedBack(steps, at)) {
+    if (s.stack.length >= prev.stack.length) continue;
+    return s.event === 'line' ? s : undefined;
   }
   return undefined;
 }
@@ -86,11 +96,8 @@ export function frameStates(steps: readonly { state: State; action?: Action }[],
   // A call is its frame's first state: before it, a state of the same shape is another call's.
   if (!prev || prev.event === 'call') return out;
   const n = prev.stack.length;
-  const outer = prev.stack.slice(0, -1);
-  for (let j = at - 1; j >= 0 && out.length < max; j--) {
-    const { state: s, action } = steps[j]!;
-    if (!action || !WALKING.has(action.kind) || s.stack.length < n) break;
-    if (!outer.every((f, k) => sameFrame(f, s.stack[k]!)) || s.stack[n - 1]!.function !== prev.stack[n - 1]!.function) break;
+  for (const s of walkedBack(steps, at)) {
+    if (out.length >= max || s.stack.length < n || s.stack[n - 1]!.function !== prev.stack[n - 1]!.function) break;
     if (s.stack.length > n) continue;
     out.push(s);
     if (s.event === 'call') break;
