@@ -55,16 +55,17 @@ and, for the whole program:
                  `reversed(N)`, `N.keys()`; a dict's keys; a str's characters), a dict's values
                  (`values`, `N.values()`, the second target of `N.items()`), a count (`range`
                  with a start (a literal, a local, a local plus or minus a literal) and a
-                 literal step, and its stop where a literal, a local or
-                 `len(N)` shows it; `enumerate`'s index). For a `for`, `body` is
-                 its body's first line: a step from the header that lands there has run one
-                 iteration (`body_end`: its body's last line); `fresh`: a bound target on the header means the loop is going on
-                 (not entered again: it is in no other loop, and nothing else binds its targets). Only where nothing in the loop (or the comprehension's statement)
-                 can rebind or change what it iterates: the iterated names are never stored in
-                 it and are only read there (subscripts, comparisons, arithmetic, builtins and
-                 methods that do not mutate), so each element comes in the order the repr
-                 before shows it; and only where the body never rebinds a target, so the
-                 target's value on the header is the element it was bound to
+                 literal step, and its stop where a literal, a local or `len(N)` shows it;
+                 `enumerate`'s index). For a `for`, `body` is its body's first line: a step
+                 from the header that lands there has run one iteration (`body_end`: its
+                 body's last line); `fresh`: a bound target on the header means the loop is
+                 going on (not entered again: it is in no other loop, and nothing else binds
+                 its targets). Only where nothing in the loop (or the comprehension's
+                 statement) can rebind or change what it iterates: the iterated names are
+                 never stored in it and are only read there (subscripts, comparisons,
+                 arithmetic, builtins and methods that do not mutate), so each element comes
+                 in the order the repr before shows it; and only where the body never rebinds
+                 a target, so the target's value on the header is the element it was bound to
 
   returns_literal  line -> the repr a return event on a line that is only `return LITERAL` (or a
                  bare `return`) carries when the function returns there (an exception
@@ -244,6 +245,18 @@ def merge(a, b):
 MAX_LITERAL_REPR = 1000
 
 
+def parent_map(tree):
+    """node -> the node it is a child of."""
+    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def rebound_names(tree):
+    """The names the program binds anywhere (stores, defs, classes, imports; '*' for a star import)."""
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)} | {
+        n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))} | {
+        (a.asname or a.name).split('.')[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+
+
 def statements_per_line(tree):
     """line -> how many statements start on it."""
     statements = {}
@@ -253,17 +266,8 @@ def statements_per_line(tree):
     return statements
 
 
-def set_rebound(tree):
-    """Whether the program can rebind the name `set` (then `set()` is no literal)."""
-    return any(isinstance(n, ast.Name) and n.id == 'set' and not isinstance(n.ctx, ast.Load) for n in ast.walk(tree)) or any(
-        isinstance(n, (ast.ImportFrom, ast.Import)) and any(a.name == '*' or (a.asname or a.name) == 'set' for a in n.names)
-        or isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == 'set' for n in ast.walk(tree))
-
-
-def literal_lines(tree):
+def literal_lines(tree, statements, rebinds_set):
     """line -> {name: repr} for the lines that assign literals: see the module's docstring."""
-    statements = statements_per_line(tree)
-    rebinds_set = set_rebound(tree)
     out = {}
     for node in ast.walk(tree):
         if not isinstance(node, ast.Assign) or node.lineno != node.end_lineno or statements[node.lineno] != 1:
@@ -290,10 +294,8 @@ def literal_lines(tree):
     return out
 
 
-def return_literals(tree):
+def return_literals(tree, statements, rebinds_set):
     """line -> the repr a line that is only `return LITERAL` (or a bare `return`) returns."""
-    statements = statements_per_line(tree)
-    rebinds_set = set_rebound(tree)
     out = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Return) and node.lineno == node.end_lineno and statements[node.lineno] == 1:
@@ -445,15 +447,9 @@ def fresh_targets(loop, targets, parents):
     return not (targets & (params | bound_elsewhere))
 
 
-def loop_lines(tree):
-    """line -> [{kind, sources, body?}] for the loops whose next element a state tells: see the module's docstring."""
-    parents = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            parents[child] = node
-    rebound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)} | {
-        n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))} | {
-        (a.asname or a.name).split('.')[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+def loop_lines(tree, rebound):
+    """line -> [{kind, sources, body?, body_end?, fresh?}] for the loops whose next element a state tells: see the module's docstring."""
+    parents = parent_map(tree)
 
     def stable(sources, scope, statement):
         # A range read its start and stop once: what shows them must not change after.
@@ -528,10 +524,7 @@ def direct_only(tree, source):
     """Plain functions only ever called by name: see the module's docstring."""
     if any(word in source for word in DYNAMIC):
         return set()
-    parents = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            parents[child] = node
+    parents = parent_map(tree)
     plain, other = set(), set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
@@ -597,12 +590,17 @@ def control_flow(source):
             'params': None if f['params'] is None else sorted(f['params']),
             'quiet': sorted(f['quiet']),
         }
-    literals = literal_lines(tree)
+    statements = statements_per_line(tree)
+    rebound = rebound_names(tree)
+    # `set()` is a literal only where nothing can rebind `set`.
+    rebinds_set = 'set' in rebound or '*' in rebound
+    literals = literal_lines(tree, statements, rebinds_set)
     for line, names in defs.items():
         literals[line] = {**literals.get(line, {}), **names}
-    literals = {str(line): values for line, values in sorted(literals.items())}
+    by_line = lambda found: {str(line): value for line, value in sorted(found.items())}  # noqa: E731
     return {'kind': 'ok', 'frames': out, 'unstable': sorted(unstable_names(tree)), 'direct_only': sorted(direct_only(tree, source)),
-            'literals': literals, 'returns_literal': {str(line): text for line, text in sorted(return_literals(tree).items())}, 'loops': {str(line): loops for line, loops in sorted(loop_lines(tree).items())}}
+            'literals': by_line(literals), 'returns_literal': by_line(return_literals(tree, statements, rebinds_set)),
+            'loops': by_line(loop_lines(tree, rebound))}
 
 
 def main():
