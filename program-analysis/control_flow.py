@@ -458,8 +458,9 @@ def loop_lines(tree, rebound):
         stored = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
         return not ((iterated | starts) & stored) and all(only_read(name, scope, parents, rebound) for name in iterated)
 
-    # A class of the program may iterate its own way behind a repr like a list's.
-    if any(isinstance(n, ast.FunctionDef) and n.name in ('__iter__', '__getitem__') for n in ast.walk(tree)):
+    # A class of the program may iterate its own way behind a repr like a list's; a star import
+    # may rebind `range`, `len` or `zip`.
+    if '*' in rebound or any(isinstance(n, ast.FunctionDef) and n.name in ('__iter__', '__getitem__') for n in ast.walk(tree)):
         return {}
     out = {}
     comprehensions = {}

@@ -380,6 +380,9 @@ describe('a loop binds the next element of what it iterates', () => {
     expect((await flow('def f(ys):\n    for y in ys:\n        ys.append(y)\n')).size).toBe(0);
     expect((await flow('def f(ys):\n    for y in ys:\n        y = y * 2\n')).size).toBe(0);
     expect((await flow('def f(ys):\n    for y in ys:\n        g(ys)\n')).size).toBe(0);
+    // A star import may rebind range.
+    expect((await flow('from helpers import *\ndef f(n):\n    for i in range(n):\n        print(i)\n')).size).toBe(0);
+    expect((await flow('def f(n):\n    for i in range(n):\n        print(i)\n')).size).toBe(1);
     expect((await flow('def f(ys):\n    for y in ys:\n        print(ys[0], len(ys), ys.count(y))\n')).get(2)).toEqual([{ kind: 'for', sources: { y: { seq: 'ys' } }, body: 3, body_end: 3, fresh: true }]);
   });
 });
