@@ -288,6 +288,7 @@ export interface EvaluateStatesOptions {
 
 export async function evaluateStates(rows: readonly HeldoutRow[], predictors: readonly NamedPredictor[], opts: EvaluateStatesOptions = {}): Promise<StatesReport> {
   const seed = opts.seed ?? DEFAULT_SEED;
+  const policy = opts.policy ?? 'paper';
   const tally = new Tally();
   const skipped: StatesReport['skipped'] = [];
   const internalErrors: InternalError[] = [];
@@ -304,7 +305,7 @@ export async function evaluateStates(rows: readonly HeldoutRow[], predictors: re
   let traced = 0;
   let trajectories = 0;
   for (const [index, row] of rows.entries()) {
-    const sampled = await sampleRow(row, seed, opts.policy ?? 'paper');
+    const sampled = await sampleRow(row, seed, policy);
     if (typeof sampled === 'string') skipped.push({ id: row.id, reason: sampled });
     else {
       traced++;
@@ -318,7 +319,7 @@ export async function evaluateStates(rows: readonly HeldoutRow[], predictors: re
   }
   const results = predictors.flatMap(({ name }) => (['all', ...ACTION_KINDS] as const).map((a) => tally.result(name, a)));
   const bands = Object.fromEntries([...shown].map(([name, p]) => [name, { values: calibration(p.values), states: calibration(p.states) }]));
-  return { seed, policy: opts.policy ?? 'paper', programs: rows.length, traced, trajectories, skipped, results, calibration: bands, internalErrors };
+  return { seed, policy, programs: rows.length, traced, trajectories, skipped, results, calibration: bands, internalErrors };
 }
 
 const pct = (s: Score) => (s.rate === null ? '—' : `${(100 * s.rate).toFixed(1)}%`);
