@@ -27,7 +27,10 @@ import { type ControlFlow, headImpossible, type Landing } from '../program-analy
 import { bothRules, keptByCaller, keptNames, keptValueRule, type LandingFrame, oneOfTextsRule, sameTextRule } from './kept-values.js';
 import { type ContentRule, JsonString, KnownNames, type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
 import { type FrameNames, LocSegment } from './loc-constraint.js';
+import { branchLanding } from './branch-landing.js';
+import { evaluate } from './expr-eval.js';
 import { type LoopBefore, loopBefore, loopLanding, loopValues } from './loop-values.js';
+import { pyRepr } from './repr-value.js';
 import { reprRule } from './repr-constraint.js';
 import { type Segment, type TokenSpan, cp } from './segment.js';
 
@@ -72,18 +75,24 @@ export interface FrameRules {
 const NO_NAMES: ReadonlySet<string> = new Set();
 
 /**
- * The names the line just run assigned literals, with their reprs: a forward step from a
- * line event to the next stop of the same frame (the location bare), after a line that only
- * assigns literals (`acc = []`: ControlFlow.literals). Not for names declared global or
- * nonlocal (not the frame's locals), nor where the program can reach frames by hand.
+ * The names the line just run assigned, with their reprs: a forward step from a line event to
+ * the next stop of the same frame (the location bare), after a line that only assigns
+ * literals (`acc = []`: ControlFlow.literals) or a name an expression of values the state
+ * before shows (`i += 1`, `c = s[i]`: ControlFlow.assigned, evaluated by expr-eval.ts). Not
+ * for names declared global or nonlocal (not the frame's locals), nor where the program can
+ * reach frames by hand or writes its own reprs.
  */
-function literalsAssigned(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame): Readonly<Record<string, string>> | undefined {
+function valuesAssigned(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame): Readonly<Record<string, string>> | undefined {
   if (!prev || prev.event !== 'line' || !landing.bare || (landing.event !== 'line' && landing.event !== 'return')) return undefined;
   if ((action?.kind !== 'step_over' && action?.kind !== 'step_into') || !flow.programNames.localsByCodeOnly) return undefined;
-  const values = flow.literals.get(prev.line);
-  if (!values) return undefined;
   const { unstable } = flow.programNames;
-  return Object.fromEntries(Object.entries(values).filter(([name]) => !unstable.has(name)));
+  const literals = flow.literals.get(prev.line);
+  if (literals) return Object.fromEntries(Object.entries(literals).filter(([name]) => !unstable.has(name)));
+  const assigned = flow.assigned.get(prev.line);
+  if (!assigned || unstable.has(assigned.name)) return undefined;
+  const value = evaluate(assigned.value, prev.locals);
+  const repr = value && pyRepr(value);
+  return repr === undefined ? undefined : { [assigned.name]: repr };
 }
 
 const CODE_NAMES = new WeakMap<ControlFlow, Map<string, KnownNames | undefined>>();
@@ -253,7 +262,8 @@ export class FrameConstraint {
   private readonly landing: Landing;
 
   constructor(private readonly rules: FrameRules) {
-    this.landing = rules.flow ? loopLanding(rules.flow, rules.action, rules.prev, rules, rules.flow.landing(rules.action, rules.prev)) : {};
+    const flow = rules.flow;
+    this.landing = flow ? branchLanding(flow, rules.action, rules.prev, loopLanding(flow, rules.action, rules.prev, rules, flow.landing(rules.action, rules.prev))) : {};
     const heads = new Set<string>(headsAfter(rules.action));
     for (const h of heads) {
       const head = HEADS.get(h);
@@ -426,13 +436,29 @@ export class FrameConstraint {
         const fn = this.function;
         const onlyNone = this.head?.kind === 'event' && this.head.event === 'return' && fn !== undefined && rules.flow !== undefined && !rules.flow.returnsValue(fn, this.line!);
         if (onlyNone) return new ValueSegment(new JsonString(NONE_VALUE, MAX_REPR_CHARS));
-        const returned = this.head?.kind === 'event' && this.head.event === 'return' && fn !== undefined ? rules.flow?.returnValues(fn, this.line!) : undefined;
+        const returned = this.head?.kind === 'event' && this.head.event === 'return' && fn !== undefined ? (rules.flow?.returnValues(fn, this.line!) ?? this.valueReturned()) : undefined;
         if (returned) return new ValueSegment(new JsonString(oneOfTextsRule(returned.map((text) => truncateRepr(text))), MAX_REPR_CHARS));
         // A return's or an exception's value is a repr too (an exit's is left free).
         const event = this.head?.kind === 'event' && rules.flow !== undefined && !rules.flow.ownReprs;
         return event ? new ValueSegment(new JsonString(reprRule(true), MAX_REPR_CHARS)) : new ValueSegment();
       }
     }
+  }
+
+  /**
+   * The value a return lands with, decided by the state before: a step from the line event of
+   * a line that is only `return EXPR` (ControlFlow.returned) to its return, where the state
+   * shows every value EXPR reads (expr-eval.ts; its evaluation raising nothing, no exception
+   * can pass through).
+   */
+  private valueReturned(): string[] | undefined {
+    const { flow, action, prev } = this.rules;
+    if (!flow?.programNames.localsByCodeOnly || !prev || prev.event !== 'line' || prev.line !== this.line || !this.bare) return undefined;
+    if (action?.kind !== 'step_over' && action?.kind !== 'step_into') return undefined;
+    const expr = flow.returned.get(this.line);
+    const value = expr && evaluate(expr, prev.locals);
+    const repr = value && pyRepr(value);
+    return repr === undefined ? undefined : [repr];
   }
 
   /**
@@ -457,7 +483,8 @@ export class FrameConstraint {
 
   /**
    * What each local's repr may be: a value's; where the step cannot rebind it, what it was
-   * (kept-values.ts); where the line just run assigned it a literal, that literal's repr;
+   * (kept-values.ts); where the line just run assigned it a literal or a value the state before
+   * decides (`i += 1`), that value's repr;
    * where it ran a loop's iteration, the element that comes next, and stepping back over
    * one, the element before (loop-values.ts).
    */
@@ -469,7 +496,7 @@ export class FrameConstraint {
     const byCaller = keptByCaller(flow, action, prev, this.rules.caller, landing);
     const kept = byCaller ?? keptNames(flow, action, prev, landing);
     const reference = byCaller ? this.rules.caller : prev;
-    const assigned = literalsAssigned(flow, action, prev, landing);
+    const assigned = valuesAssigned(flow, action, prev, landing);
     const iterated = loopValues(flow, action, prev, this.rules, landing) ?? back?.values;
     if (!kept && !assigned && !iterated) return () => repr;
     return (name) => {

@@ -100,11 +100,22 @@ const SIMPLE_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\', "'": "'",
 
 /** A str repr's characters, each as repr() writes a one-character string. */
 function stringItems(text: string, complete: boolean): ReprItems | undefined {
+  const chars = reprChars(text, complete);
+  return chars && { items: chars.map(charRepr), complete };
+}
+
+/**
+ * The characters (code points) of a str literal as repr() writes it: all of them for a whole
+ * repr, those before the cut for a truncated one (`complete` false); undefined where the text
+ * is not shaped like a str repr.
+ */
+export function reprChars(text: string, complete = true): string[] | undefined {
   const quote = text[0]!;
+  if (quote !== "'" && quote !== '"') return undefined;
   const chars: string[] = [];
   for (let i = 1; i < text.length; i++) {
     const c = text[i]!;
-    if (c === quote) return complete && i === text.length - 1 ? { items: chars.map(charRepr), complete } : undefined;
+    if (c === quote) return complete && i === text.length - 1 ? chars : undefined;
     if (c !== '\\') {
       const cp = text.codePointAt(i)!;
       chars.push(String.fromCodePoint(cp));
@@ -126,7 +137,7 @@ function stringItems(text: string, complete: boolean): ReprItems | undefined {
     chars.push(String.fromCodePoint(parseInt(hex, 16)));
     i += 1 + width;
   }
-  return complete ? undefined : { items: chars.map(charRepr), complete };
+  return complete ? undefined : chars;
 }
 
 /** Characters str.isprintable() accepts besides ASCII, as far as Unicode's categories tell. */

@@ -18,7 +18,9 @@
  * binds, for kept-values.ts; the names a frame cannot hold yet before a line
  * (unboundBefore()); the repr a line that only assigns literals gives each name (`literals`);
  * where a loop target's next value comes from (`loops`, model-client/loop-values.ts); the
- * value a line that is only `return LITERAL` returns (returnValues()).
+ * value a line that is only `return LITERAL` returns (returnValues()); the `if` and `while`
+ * tests a state decides (`branches`, model-client/branch-landing.ts) and the values of
+ * assignments and returns it decides (`assigned`, `returned`, model-client/expr-eval.ts).
  * A line event never lands on a function's first line that carries only its preamble
  * (`quiet`), and stepping back reaches the call only from a line a call can run first.
  *
@@ -65,6 +67,41 @@ const LoopSchema = z.object({
 });
 export type Loop = z.infer<typeof LoopSchema>;
 
+/** A branch test as control_flow.py's test_expr writes it: only reads of values a state shows. */
+export type TestExpr =
+  | { const: string }
+  | { name: string }
+  | { compare: string[]; operands: TestExpr[] }
+  | { bool: 'and' | 'or'; values: TestExpr[] }
+  | { not: TestExpr }
+  | { neg: TestExpr }
+  | { binary: string; operands: TestExpr[] }
+  | { call: string; arg: TestExpr }
+  | { method: string; object: TestExpr; args: TestExpr[] }
+  | { slice: (TestExpr | null)[]; of: TestExpr }
+  | { index: TestExpr; of: TestExpr };
+const TestExprSchema: z.ZodType<TestExpr> = z.lazy(() =>
+  z.union([
+    z.object({ const: z.string() }).strict(),
+    z.object({ name: z.string() }).strict(),
+    z.object({ compare: z.array(z.string()), operands: z.array(TestExprSchema) }).strict(),
+    z.object({ bool: z.enum(['and', 'or']), values: z.array(TestExprSchema) }).strict(),
+    z.object({ not: TestExprSchema }).strict(),
+    z.object({ neg: TestExprSchema }).strict(),
+    z.object({ binary: z.string(), operands: z.array(TestExprSchema) }).strict(),
+    z.object({ call: z.string(), arg: TestExprSchema }).strict(),
+    z.object({ method: z.string(), object: TestExprSchema, args: z.array(TestExprSchema) }).strict(),
+    z.object({ slice: z.array(TestExprSchema.nullable()), of: TestExprSchema }).strict(),
+    z.object({ index: TestExprSchema, of: TestExprSchema }).strict(),
+  ]),
+);
+/** An `if`, `elif` or `while` header whose test a state decides, and its body's first line. */
+const BranchSchema = z.object({ test: TestExprSchema, body: z.number().int() });
+export type Branch = z.infer<typeof BranchSchema>;
+/** A line that only assigns a name an expression of shown values (`i += 1`, `c = s[i]`). */
+const AssignedSchema = z.object({ name: z.string(), value: TestExprSchema });
+export type Assigned = z.infer<typeof AssignedSchema>;
+
 const FlowSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('ok'),
@@ -74,6 +111,9 @@ const FlowSchema = z.discriminatedUnion('kind', [
     literals: z.record(z.string(), z.record(z.string(), z.string())),
     loops: z.record(z.string(), z.array(LoopSchema)),
     returns_literal: z.record(z.string(), z.string()),
+    branches: z.record(z.string(), BranchSchema),
+    assigned: z.record(z.string(), AssignedSchema),
+    returned: z.record(z.string(), TestExprSchema),
   }),
   z.object({ kind: z.literal('error'), message: z.string() }),
 ]);
@@ -164,6 +204,12 @@ export class ControlFlow {
     readonly loops: ReadonlyMap<number, readonly Loop[]> = new Map(),
     /** Line -> the repr a line that is only `return LITERAL` returns (control_flow.py's `returns_literal`). */
     readonly returnsLiteral: ReadonlyMap<number, string> = new Map(),
+    /** Line -> the `if`/`elif`/`while` test a state decides there (control_flow.py's `branches`, model-client/branch-landing.ts). */
+    readonly branches: ReadonlyMap<number, Branch> = new Map(),
+    /** Line -> the name it assigns and the expression of shown values it assigns (control_flow.py's `assigned`). */
+    readonly assigned: ReadonlyMap<number, Assigned> = new Map(),
+    /** Line -> the expression of shown values a line that is only `return EXPR` returns (control_flow.py's `returned`). */
+    readonly returned: ReadonlyMap<number, TestExpr> = new Map(),
   ) {}
 
   /** unboundBefore's answers, by frame name and line. */
@@ -209,7 +255,11 @@ export class ControlFlow {
     const literals = new Map(Object.entries(out.literals).map(([line, values]) => [Number(line), values] as const));
     const loops = new Map(Object.entries(out.loops).map(([line, found]) => [Number(line), found] as const));
     const returnsLiteral = new Map(Object.entries(out.returns_literal).map(([line, text]) => [Number(line), text] as const));
-    return new ControlFlow(frames, ownReprs, { unstable: new Set(out.unstable), directOnly: new Set(out.direct_only), localsByCodeOnly }, literals, loops, returnsLiteral);
+    const branches = new Map(Object.entries(out.branches).map(([line, branch]) => [Number(line), branch] as const));
+    const assigned = new Map(Object.entries(out.assigned).map(([line, a]) => [Number(line), a] as const));
+    const returned = new Map(Object.entries(out.returned).map(([line, value]) => [Number(line), value] as const));
+    const names = { unstable: new Set(out.unstable), directOnly: new Set(out.direct_only), localsByCodeOnly };
+    return new ControlFlow(frames, ownReprs, names, literals, loops, returnsLiteral, branches, assigned, returned);
   }
 
   /**

@@ -67,6 +67,24 @@ and, for the whole program:
                  in the order the repr before shows it; and only where the body never rebinds
                  a target, so the target's value on the header is the element it was bound to
 
+  branches       line -> {test, body} for an `if`, `elif` or `while` header whose test only reads
+                 values a state shows: locals, literals, comparisons, `and`/`or`/`not`, int and
+                 float arithmetic, `len`/`abs`, indexing and slicing, a few str predicates
+                 (`isdigit`, `startswith`...). `test` is the expression as a JSON tree (see
+                 test_expr), `body` the body's first line: where the test holds, the header's
+                 next line event is there; where it does not, elsewhere. None in a program with
+                 classes (a subclass of int, str or list prints as one and may compare its own
+                 way) or a star import (which may rebind `len`)
+
+  assigned       line -> {name, value} for a line that is only `NAME = EXPR` or `NAME OP= EXPR`
+                 where EXPR is one a branch test may be (and not a literal): the value, a JSON
+                 tree as a branch's test, is what NAME holds after the line where the state
+                 before shows every value it reads. Not in the programs `branches` leaves out
+
+  returned       line -> the value of a line that is only `return EXPR`, EXPR as `assigned`'s: what a
+                 return event there carries after the line event whose state shows every value
+                 it reads
+
   returns_literal  line -> the repr a return event on a line that is only `return LITERAL` (or a
                  bare `return`) carries when the function returns there (an exception
                  passing through carries None)
@@ -494,6 +512,132 @@ def loop_lines(tree, rebound):
                          and (l['kind'] == 'for' or comprehensions[(line, l['kind'])] == 1)])}
 
 
+# A test's parts: what it may compare and compute (model-client/expr-eval.ts evaluates them).
+COMPARE_OPS = {ast.Eq: '==', ast.NotEq: '!=', ast.Lt: '<', ast.LtE: '<=', ast.Gt: '>', ast.GtE: '>=', ast.In: 'in',
+               ast.NotIn: 'not in', ast.Is: 'is', ast.IsNot: 'is not'}
+BINARY_OPS = {ast.Add: '+', ast.Sub: '-', ast.Mult: '*', ast.FloorDiv: '//', ast.Mod: '%', ast.Div: '/'}
+TEST_BUILTINS = {'len', 'abs'}
+TEST_METHODS = {'isdigit': 0, 'isalpha': 0, 'isalnum': 0, 'isspace': 0, 'isupper': 0, 'islower': 0, 'startswith': 1,
+                'endswith': 1}
+
+
+def test_expr(node, rebound):
+    """A branch test as a JSON tree, or None where it does more than read shown values."""
+    def sub(n):
+        return test_expr(n, rebound)
+
+    def all_of(nodes):
+        out = [sub(n) for n in nodes]
+        return None if any(o is None for o in out) else out
+
+    if isinstance(node, ast.Constant) and (node.value is None or type(node.value) in (int, float, str, bool)):
+        return {'const': repr(node.value)}
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        return {'name': node.id}
+    if isinstance(node, ast.Compare) and all(type(op) in COMPARE_OPS for op in node.ops):
+        # `is` only against None: identity of anything else is not in a repr.
+        sides = [node.left, *node.comparators]
+        if any(isinstance(op, (ast.Is, ast.IsNot)) and not any(isinstance(s, ast.Constant) and s.value is None for s in sides[i:i + 2])
+               for i, op in enumerate(node.ops)):
+            return None
+        operands = all_of(sides)
+        return operands and {'compare': [COMPARE_OPS[type(op)] for op in node.ops], 'operands': operands}
+    if isinstance(node, ast.BoolOp):
+        values = all_of(node.values)
+        return values and {'bool': 'and' if isinstance(node.op, ast.And) else 'or', 'values': values}
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub)):
+        operand = sub(node.operand)
+        return operand and {'not' if isinstance(node.op, ast.Not) else 'neg': operand}
+    if isinstance(node, ast.BinOp) and type(node.op) in BINARY_OPS:
+        operands = all_of([node.left, node.right])
+        return operands and {'binary': BINARY_OPS[type(node.op)], 'operands': operands}
+    if isinstance(node, ast.Call) and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args):
+        f = node.func
+        if isinstance(f, ast.Name) and f.id in TEST_BUILTINS and f.id not in rebound and len(node.args) == 1:
+            arg = sub(node.args[0])
+            return arg and {'call': f.id, 'arg': arg}
+        if isinstance(f, ast.Attribute) and TEST_METHODS.get(f.attr) == len(node.args):
+            parts = all_of([f.value, *node.args])
+            return parts and {'method': f.attr, 'object': parts[0], 'args': parts[1:]}
+        return None
+    if isinstance(node, ast.Subscript):
+        of = sub(node.value)
+        s = node.slice
+        if isinstance(s, ast.Slice):
+            if s.step is not None:
+                return None
+            bounds = [None if b is None else sub(b) for b in (s.lower, s.upper)]
+            return None if of is None or any(b is None for b, n in zip(bounds, (s.lower, s.upper)) if n is not None) \
+                else {'slice': bounds, 'of': of}
+        index = sub(s)
+        return of and index and {'index': index, 'of': of}
+    return None
+
+
+def program_tests_values(tree, rebound):
+    """Whether a state's reprs tell the program's values whole: no class (a subclass of int, str or
+    list prints as one and may compare or add its own way), no star import (which may rebind `len`)."""
+    return '*' not in rebound and not any(isinstance(n, ast.ClassDef) for n in ast.walk(tree))
+
+
+def assigned_lines(tree, statements, rebound):
+    """line -> {name, value} for the lines that only assign a name an expression of shown values: see the module's docstring."""
+    if not program_tests_values(tree, rebound):
+        return {}
+    out = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) or node.lineno != node.end_lineno \
+                or statements[node.lineno] != 1 or node.value is None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if len(targets) != 1 or not isinstance(targets[0], ast.Name) or targets[0].id.startswith('__'):
+            continue
+        name = targets[0].id
+        if isinstance(node, ast.AugAssign):
+            if type(node.op) not in BINARY_OPS:
+                continue
+            value = test_expr(ast.BinOp(left=ast.Name(id=name, ctx=ast.Load()), op=node.op, right=node.value), rebound)
+        else:
+            value = test_expr(node.value, rebound)
+        # A literal is `literals`'.
+        if value is not None and 'const' not in value:
+            out[node.lineno] = {'name': name, 'value': value}
+    return out
+
+
+def returned_lines(tree, statements, rebound):
+    """line -> the value (a JSON tree, as a branch's test) of a line that is only `return EXPR`, EXPR
+    an expression a branch test may be and not a literal (`returns_literal` has those)."""
+    if not program_tests_values(tree, rebound):
+        return {}
+    out = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Return) and node.value is not None and node.lineno == node.end_lineno \
+                and statements[node.lineno] == 1:
+            value = test_expr(node.value, rebound)
+            if value is not None and 'const' not in value:
+                out[node.lineno] = value
+    return out
+
+
+def branch_lines(tree, statements, rebound):
+    """line -> {test, body} for the `if`, `elif` and `while` headers a state can decide: see the module's docstring."""
+    if not program_tests_values(tree, rebound):
+        return {}
+    out = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.If, ast.While)) or statements[node.lineno] != 1 or node.test.end_lineno != node.lineno:
+            continue
+        first = node.body[0]
+        # A decorated def runs its decorators' lines first.
+        if first.lineno == node.lineno or getattr(first, 'decorator_list', None) or isinstance(node.test, ast.Constant):
+            continue
+        test = test_expr(node.test, rebound)
+        if test is not None:
+            out[node.lineno] = {'test': test, 'body': first.lineno}
+    return out
+
+
 FUNCTION_DEF = {'LOAD_CONST', 'MAKE_FUNCTION', 'LOAD_CLOSURE', 'BUILD_TUPLE', 'BUILD_MAP', 'STORE_FAST', 'STORE_NAME',
                 'STORE_DEREF', 'STORE_GLOBAL', 'NOP'}
 
@@ -601,7 +745,9 @@ def control_flow(source):
     by_line = lambda found: {str(line): value for line, value in sorted(found.items())}  # noqa: E731
     return {'kind': 'ok', 'frames': out, 'unstable': sorted(unstable_names(tree)), 'direct_only': sorted(direct_only(tree, source)),
             'literals': by_line(literals), 'returns_literal': by_line(return_literals(tree, statements, rebinds_set)),
-            'loops': by_line(loop_lines(tree, rebound))}
+            'loops': by_line(loop_lines(tree, rebound)), 'branches': by_line(branch_lines(tree, statements, rebound)),
+            'assigned': by_line(assigned_lines(tree, statements, rebound)),
+            'returned': by_line(returned_lines(tree, statements, rebound))}
 
 
 def main():

@@ -387,11 +387,11 @@ describe('a loop binds the next element of what it iterates', () => {
   });
 });
 
-describe('`return LITERAL` returns that literal', () => {
-  const program = "def r(n):\n    if n:\n        return (1, 'a')\n    return\n";
+describe('`return LITERAL` returns that literal, `return EXPR` the value the state before decides', () => {
+  const program = "def r(n):\n    if n:\n        return (1, 'a')\n    return\n\ndef s(t, k):\n    return t[k:] + '!'\n";
   const okReturn = async (prev: State, text: string) => {
     const lines = sourceLines(program);
-    const c = new FrameConstraint({ action: { kind: 'step_over' }, lines, names: FrameNames.ofProgram(lines), prevFunction: 'r', flow: (await ControlFlow.of(program))!, prev });
+    const c = new FrameConstraint({ action: { kind: 'step_over' }, lines, names: FrameNames.ofProgram(lines), prevFunction: prev.stack[prev.stack.length - 1]!.function, flow: (await ControlFlow.of(program))!, prev });
     return feedText(c, text) && c.done;
   };
 
@@ -405,9 +405,20 @@ describe('`return LITERAL` returns that literal', () => {
     expect(await okReturn(from(4), ret(4, '0'))).toBe(false);
   });
 
+  it('`return t[k:] + "!"` returns what the locals on its line give', async () => {
+    const progLines = sourceLines(program);
+    const at: State = { event: 'line', line: 7, source: progLines[6]!, stack: [{ function: 's', line: 7 }], locals: { t: "'abc'", k: '1' } };
+    const ret = (value: string) => `${L.returnSep}${L.locSep}7${L.srcSep}${progLines[6]}${L.argSep}${JSON.stringify(value)}${L.localsSep}{"..": ".."}${L.actionSep}`;
+    expect(await okReturn(at, ret("'bc!'"))).toBe(true);
+    expect(await okReturn(at, ret("'abc!'"))).toBe(false);
+    // k past the end: t[k:] is '' (slices clamp), still decided.
+    expect(await okReturn({ ...at, locals: { t: "'abc'", k: '5' } }, ret("'!'"))).toBe(true);
+    expect(await okReturn({ ...at, locals: { t: "'abc'", k: '5' } }, ret("'c!'"))).toBe(false);
+  });
+
 });
 
-describe('a literal assigned is that literal', () => {
+describe('a value assigned (a literal, or one the state before decides) is that value', () => {
   const source = 'def f(xs):\n    acc = []\n    seen = set()\n    a, b = 1, "q"\n    acc.append(xs)\n    return acc\n';
   const litLines = sourceLines(source);
   const at = (n: number, locals: Record<string, string> = {}): State => ({ event: 'line', line: n, source: litLines[n - 1]!, stack: [{ function: 'f', line: n }], locals: { xs: '[1]', ...locals } });
@@ -427,6 +438,19 @@ describe('a literal assigned is that literal', () => {
     expect(await ok(at(4, { acc: '[]', seen: 'set()' }), { kind: 'step_over' }, next(5, `{"..": "..", "a": "1", "b": "'x'"}`))).toBe(false);
     // After a line that calls something, the value is the model's.
     expect(await ok(at(5, { acc: '[]' }), { kind: 'step_over' }, next(6, '{"..": "..", "acc": "[[1]]"}'))).toBe(true);
+  });
+
+  it('after `i += 1` or `c = s[i]` the next stop shows the value the state before decides', async () => {
+    const program = 'def f(s, i):\n    i += 1\n    c = s[i] * 2\n    n = len(s) - k(i)\n    return c\n';
+    const st = (n: number, locals: Record<string, string>): State => ({ event: 'line', line: n, source: sourceLines(program)[n - 1]!, stack: [{ function: 'f', line: n }], locals });
+    const to = (n: number, locals: string) => `${L.lineSep}${L.locSep}${n}${L.argSep}${locals}${L.srcSep}${sourceLines(program)[n - 1]}${L.actionSep}`;
+    expect(await ok(st(2, { s: "'ab'", i: '0' }), { kind: 'step_over' }, to(3, '{"..": "..", "i": "1"}'), program)).toBe(true);
+    expect(await ok(st(2, { s: "'ab'", i: '0' }), { kind: 'step_over' }, to(3, '{"..": "..", "i": "2"}'), program)).toBe(false);
+    expect(await ok(st(3, { s: "'ab'", i: '1' }), { kind: 'step_over' }, to(4, `{"..": "..", "c": "'bb'"}`), program)).toBe(true);
+    expect(await ok(st(3, { s: "'ab'", i: '1' }), { kind: 'step_over' }, to(4, `{"..": "..", "c": "'b'"}`), program)).toBe(false);
+    // Not decided: a value the state does not show (i out of range raises; a call is the model's).
+    expect(await ok(st(3, { s: "'ab'", i: '2' }), { kind: 'step_over' }, to(4, `{"..": "..", "c": "'b'"}`), program)).toBe(true);
+    expect(await ok(st(4, { s: "'ab'", i: '1', c: "'bb'" }), { kind: 'step_over' }, to(5, '{"..": "..", "n": "7"}'), program)).toBe(true);
   });
 
   it('a def (or a lambda) binds its name to the function, whose repr then never changes', async () => {

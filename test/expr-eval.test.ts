@@ -1,0 +1,173 @@
+/**
+ * Expressions decided from a state (model-client/expr-eval.ts, repr-value.ts,
+ * branch-landing.ts, and control_flow.py's `branches` and `assigned`): checked against Python
+ * itself. Python evaluates thousands of random expressions on random values; wherever a test
+ * is decided it must be as Python finds it, and a value written must be Python's repr of it;
+ * wherever Python raises nothing may be decided. Then the landing: from the header the step
+ * goes into the body exactly when the test holds.
+ */
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import type { State } from '../grammar/state.js';
+import { branchLanding } from '../model-client/branch-landing.js';
+import { evaluate, testHolds } from '../model-client/expr-eval.js';
+import { pyRepr } from '../model-client/repr-value.js';
+import { ControlFlow, type TestExpr } from '../program-analysis/control-flow.js';
+import { pythonExecutable } from '../tracer/run-tracer.js';
+
+/** Random tests over random locals, with Python's verdict: `holds` true/false, or null where it raises. */
+const CROSS_CHECK = String.raw`
+import ast, json, random, sys
+sys.path.insert(0, 'program-analysis')
+from control_flow import test_expr
+rng = random.Random(7)
+WORDS = ['', 'a', 'ab', 'Abc', 'hello world', 'x1', '42', ' ', 'ÄÖ', 'naïve', 'A B', '\t', 'zz', '9', 'É']
+def value(depth=0):
+    k = rng.randrange(9 if depth < 2 else 5)
+    if k == 0: return rng.randrange(-5, 6)
+    if k == 1: return rng.choice(WORDS)
+    if k == 2: return rng.choice([0.5, -1.0, 2.0, 0.0, 3.25, 1e20])
+    if k == 3: return rng.choice([None, True, False])
+    if k == 4: return rng.choice([10**20, -7, 1])
+    if k == 5: return [value(depth + 1) for _ in range(rng.randrange(4))]
+    if k == 6: return tuple(value(depth + 1) for _ in range(rng.randrange(3)))
+    if k == 7: return {rng.choice(['a', 'b', 1, 2]): value(depth + 1) for _ in range(rng.randrange(3))}
+    return set(rng.choice([1, 2, 'a', (1, 2), 2.0]) for _ in range(rng.randrange(3)))
+NAMES = ['a', 'b', 'c']
+def expr(depth=0):
+    k = rng.randrange(12 if depth < 3 else 3)
+    if k == 0: return rng.choice(NAMES)
+    if k == 1: return repr(rng.choice([0, 1, -2, 3, 'a', 'ab', '', None, 2.5, True]))
+    if k == 2: return rng.choice(NAMES + ['zz'])
+    if k == 3: return f"{expr(depth + 1)} {rng.choice(['==', '!=', '<', '<=', '>', '>=', 'in', 'not in'])} {expr(depth + 1)}"
+    if k == 4: return f"({expr(depth + 1)} {rng.choice(['and', 'or'])} {expr(depth + 1)})"
+    if k == 5: return f"(not {expr(depth + 1)})"
+    if k == 6: return f"({expr(depth + 1)} {rng.choice(['+', '-', '*', '//', '%', '/'])} {expr(depth + 1)})"
+    if k == 7: return f"{rng.choice(['len', 'abs'])}({expr(depth + 1)})"
+    if k == 8: return f"{rng.choice(NAMES)}.{rng.choice(['isdigit', 'isalpha', 'isalnum', 'isspace', 'isupper', 'islower'])}()"
+    if k == 9: return f"{rng.choice(NAMES)}.{rng.choice(['startswith', 'endswith'])}({expr(depth + 1)})"
+    if k == 10: return f"{rng.choice(NAMES)}[{expr(depth + 1)}]"
+    return f"{rng.choice(NAMES)}[{rng.choice(['', '1', '-1', 'b'])}:{rng.choice(['', '2', '-1', 'a'])}]"
+out = []
+for _ in range(int(sys.argv[1])):
+    values = {n: value() for n in NAMES}
+    text = expr()
+    if ' is ' in text: continue
+    test = test_expr(ast.parse(text, mode='eval').body, set())
+    if test is None: continue
+    try:
+        result = eval(text, {}, dict(values))
+        holds, shown = bool(result), repr(result)
+    except Exception:
+        holds = shown = None
+    out.append({'text': text, 'test': test, 'locals': {n: repr(v) for n, v in values.items()}, 'holds': holds, 'repr': shown})
+print(json.dumps(out))
+`;
+
+interface Case {
+  text: string;
+  test: TestExpr;
+  locals: Record<string, string>;
+  holds: boolean | null;
+  /** repr() of the value, where Python evaluates it. */
+  repr: string | null;
+}
+
+function pythonCases(n: number): Case[] {
+  const run = spawnSync(pythonExecutable(), ['-c', CROSS_CHECK, String(n)], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  expect(run.status, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as Case[];
+}
+
+describe('expressions against Python', () => {
+  const cases = pythonCases(6000);
+
+  it('decides tests as Python does, and never where Python raises', () => {
+    let decided = 0;
+    let raising = 0;
+    const wrong: string[] = [];
+    for (const c of cases) {
+      const got = testHolds(c.test, c.locals);
+      if (c.holds === null) raising++;
+      if (got === undefined) continue;
+      decided++;
+      if (got !== c.holds) wrong.push(`${c.text} with ${JSON.stringify(c.locals)}: ${got}, Python ${c.holds}`);
+    }
+    expect(wrong.slice(0, 10)).toEqual([]);
+    // Not a checker that decides nothing: most tests Python evaluates without raising are decided.
+    expect(raising).toBeGreaterThan(500);
+    expect(decided).toBeGreaterThan(0.8 * (cases.length - raising));
+  });
+
+  it("writes a value's repr as Python does", () => {
+    let written = 0;
+    const wrong: string[] = [];
+    for (const c of cases) {
+      const value = evaluate(c.test, c.locals);
+      const repr = value && pyRepr(value);
+      if (repr === undefined) continue;
+      written++;
+      if (repr !== c.repr) wrong.push(`${c.text} with ${JSON.stringify(c.locals)}: ${repr}, Python ${c.repr}`);
+    }
+    expect(wrong.slice(0, 10)).toEqual([]);
+    expect(written).toBeGreaterThan(0.7 * cases.filter((c) => c.repr !== null).length);
+  });
+
+  it('writes floats as Python does', () => {
+    const floats = [0, -0, 1, 1.5, 0.1, 1e16, 1e15, 123456789.125, 1e-4, 1e-5, 2.5e-7, 1.7976931348623157e308, 5e-324, -3.25e22, 1 / 3];
+    const run = spawnSync(pythonExecutable(), ['-c', 'import sys, json; print(json.dumps([repr(float(x)) for x in sys.argv[1:]]))', ...floats.map((x) => (Object.is(x, -0) ? '-0.0' : String(x)))], { encoding: 'utf8' });
+    expect(floats.map((value) => pyRepr({ type: 'float', value }))).toEqual(JSON.parse(run.stdout));
+  });
+
+  it('reads only locals whose repr is whole', () => {
+    const test: TestExpr = { compare: ['=='], operands: [{ name: 's' }, { const: "'abc'" }] };
+    expect(testHolds(test, { s: "'abc'" })).toBe(true);
+    expect(testHolds(test, { s: "'ab…" })).toBeUndefined(); // truncated
+    expect(testHolds(test, {})).toBeUndefined(); // a global, or unbound
+    expect(testHolds(test, { s: '<object at 0x0>' })).toBeUndefined();
+  });
+});
+
+const PROGRAM = [
+  'def f(s, n):', //                       1
+  '    i = 0', //                           2
+  '    while i < len(s) and s[i] != " ":', // 3
+  '        i += 1', //                      4
+  '    if n % 2 == 0:', //                  5
+  '        return i', //                    6
+  '    return -i', //                       7
+].join('\n');
+
+const at = (line: number, locals: Record<string, string>): State => ({ event: 'line', line, source: '', stack: [{ function: 'f', line }], locals });
+
+describe('branch landing', () => {
+  it('lists the headers a state can decide, not those that call the program', async () => {
+    const flow = (await ControlFlow.of(`${PROGRAM}\ndef g(x):\n    if f(x, 1):\n        return 1\n    return 0\n`))!;
+    expect([...flow.branches.keys()]).toEqual([3, 5]);
+    expect(flow.branches.get(5)!.body).toBe(6);
+    // Classes may print as ints or lists and compare their own way.
+    expect((await ControlFlow.of(`${PROGRAM}\nclass A(int):\n    pass\n`))!.branches.size).toBe(0);
+  });
+
+  it('steps into the body exactly when the test holds', async () => {
+    const flow = (await ControlFlow.of(PROGRAM))!;
+    const step = (state: State) => branchLanding(flow, { kind: 'step_over' }, state, flow.landing({ kind: 'step_over' }, state));
+    expect([...step(at(3, { s: "'ab c'", n: '2', i: '0' })).line!.bare!]).toEqual([4]);
+    expect([...step(at(3, { s: "'ab c'", n: '2', i: '2' })).line!.bare!]).toEqual([5]);
+    expect([...step(at(5, { s: "''", n: '3', i: '0' })).line!.bare!]).toEqual([7]);
+    // Not decided: the state does not show n.
+    expect(step(at(5, { s: "''", i: '0' })).line!.bare!.has(6)).toBe(true);
+  });
+
+  it('stepping back, leaves out a header whose test would have led elsewhere', async () => {
+    const flow = (await ControlFlow.of(PROGRAM))!;
+    const back = (state: State) => branchLanding(flow, { kind: 'inv_step_over' }, state, flow.landing({ kind: 'inv_step_over' }, state));
+    // On line 5 with s[i] == ' ': the loop ended there, so the header was the line before.
+    expect([...back(at(5, { s: "'ab c'", n: '2', i: '2' })).line!.bare!]).toContain(3);
+    // With i < len(s) and s[i] != ' ' the loop would have gone on: not from the header.
+    expect([...back(at(5, { s: "'ab c'", n: '2', i: '1' })).line!.bare!]).not.toContain(3);
+    // Line 7 comes from line 5 only with an odd n.
+    expect([...back(at(7, { s: "''", n: '2', i: '0' })).line!.bare!]).not.toContain(5);
+    expect([...back(at(7, { s: "''", n: '3', i: '0' })).line!.bare!]).toContain(5);
+  });
+});
