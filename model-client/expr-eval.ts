@@ -10,7 +10,7 @@
  */
 import type { Locals } from '../grammar/state.js';
 import type { TestExpr } from '../program-analysis/control-flow.js';
-import { type PyValue, reprValue } from './repr-value.js';
+import { type PyValue, pyRepr, reprValue } from './repr-value.js';
 
 /** True or false as Python would find the test on these locals; undefined where not known. */
 export function testHolds(test: TestExpr, locals: Locals): boolean | undefined {
@@ -29,6 +29,15 @@ const MAX_ITEMS = 100_000;
 
 /** The expression's value on these locals; undefined where not known. */
 export function evaluate(e: TestExpr, locals: Locals): PyValue | undefined {
+  try {
+    return value(e, locals);
+  } catch {
+    // A limit of this engine (a BigInt or an array too large): not known, never a failed step.
+    return undefined;
+  }
+}
+
+function value(e: TestExpr, locals: Locals): PyValue | undefined {
   if ('const' in e) return reprValue(e.const);
   if ('name' in e) {
     const repr = Object.hasOwn(locals, e.name) ? locals[e.name] : undefined;
@@ -38,24 +47,38 @@ export function evaluate(e: TestExpr, locals: Locals): PyValue | undefined {
     // `a and b` is a if a is false, else b; `a or b` the mirror. Short-circuit, as Python.
     let last: PyValue | undefined;
     for (const part of e.values) {
-      last = evaluate(part, locals);
+      last = value(part, locals);
       if (!last || truth(last) === (e.bool === 'or')) return last;
     }
     return last;
   }
   if ('not' in e) {
-    const v = evaluate(e.not, locals);
+    const v = value(e.not, locals);
     return v && bool(!truth(v));
   }
   if ('neg' in e) {
-    const v = evaluate(e.neg, locals);
+    const v = value(e.neg, locals);
     const n = v && numeric(v);
     return n === undefined ? undefined : typeof n === 'bigint' ? int(-n) : { type: 'float', value: -n };
   }
+  if ('invert' in e) {
+    const v = value(e.invert, locals);
+    const n = v && numeric(v);
+    return typeof n === 'bigint' ? int(~n) : undefined;
+  }
+  if ('ifexp' in e) {
+    const test = value(e.ifexp[0]!, locals);
+    return test && value(e.ifexp[truth(test) ? 1 : 2]!, locals);
+  }
+  if ('list' in e || 'tuple' in e) {
+    const items = ('list' in e ? e.list : e.tuple).map((x) => value(x, locals));
+    if (items.some((x) => x === undefined)) return undefined;
+    return { type: 'list' in e ? 'list' : 'tuple', items: items as PyValue[] };
+  }
   if ('compare' in e) {
-    let left = evaluate(e.operands[0]!, locals);
+    let left = value(e.operands[0]!, locals);
     for (let i = 0; i < e.compare.length; i++) {
-      const right = left && evaluate(e.operands[i + 1]!, locals);
+      const right = left && value(e.operands[i + 1]!, locals);
       const holds = right && compare(e.compare[i]!, left!, right);
       if (holds === undefined) return undefined;
       if (!holds) return FALSE;
@@ -64,36 +87,24 @@ export function evaluate(e: TestExpr, locals: Locals): PyValue | undefined {
     return TRUE;
   }
   if ('binary' in e) {
-    const a = evaluate(e.operands[0]!, locals);
-    const b = a && evaluate(e.operands[1]!, locals);
+    const a = value(e.operands[0]!, locals);
+    const b = a && value(e.operands[1]!, locals);
     return b && binary(e.binary, a!, b);
   }
-  if ('call' in e) {
-    const v = evaluate(e.arg, locals);
-    if (!v) return undefined;
-    if (e.call === 'len') {
-      const n = length(v);
-      return n === undefined ? undefined : int(BigInt(n));
-    }
-    if (e.call === 'abs') {
-      const n = numeric(v);
-      return n === undefined ? undefined : typeof n === 'bigint' ? int(n < 0n ? -n : n) : { type: 'float', value: Math.abs(n) };
-    }
-    return undefined;
-  }
-  if ('method' in e) {
-    const object = evaluate(e.object, locals);
-    const args = e.args.map((a) => evaluate(a, locals));
-    if (object?.type !== 'str' || args.some((a) => a === undefined)) return undefined;
-    return strMethod(e.method, object.chars, args as PyValue[]);
+  if ('call' in e || 'method' in e) {
+    const args = e.args.map((a) => value(a, locals));
+    if (args.some((a) => a === undefined)) return undefined;
+    if ('call' in e) return builtin(e.call, args as PyValue[]);
+    const object = value(e.object, locals);
+    return object && method(e.method, object, args as PyValue[]);
   }
   if ('slice' in e) {
-    const of = evaluate(e.of, locals);
-    const bounds = e.slice.map((b) => (b === null ? null : evaluate(b, locals)));
+    const of = value(e.of, locals);
+    const bounds = e.slice.map((b) => (b === null ? null : value(b, locals)));
     return of && slice(of, bounds);
   }
-  const of = evaluate(e.of, locals);
-  const index = of && evaluate(e.index, locals);
+  const of = value(e.of, locals);
+  const index = of && value(e.index, locals);
   return index && item(of!, index);
 }
 
@@ -224,38 +235,79 @@ function compare(op: string, a: PyValue, b: PyValue): boolean | undefined {
 /** Python's floor division and modulo of ints (the sign of a modulo follows the divisor). */
 function floorDiv(a: bigint, b: bigint): bigint {
   const q = a / b;
-  return (a % b !== 0n) && ((a < 0n) !== (b < 0n)) ? q - 1n : q;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
+}
+
+/** The most bits an int built here may have: beyond, the answer is left to the model. */
+const MAX_BITS = 4096n;
+
+function bits(n: bigint): bigint {
+  return BigInt((n < 0n ? -n : n).toString(2).length);
+}
+
+function intBinary(op: string, x: bigint, y: bigint): PyValue | undefined {
+  switch (op) {
+    case '+':
+      return int(x + y);
+    case '-':
+      return int(x - y);
+    case '*':
+      return int(x * y);
+    case '&':
+      return int(x & y);
+    case '|':
+      return int(x | y);
+    case '^':
+      return int(x ^ y);
+    case '<<':
+      return y < 0n || bits(x) + y > MAX_BITS ? undefined : int(x << y);
+    case '>>':
+      return y < 0n ? undefined : int(x >> y);
+    case '**':
+      // A negative exponent makes a float; a huge result is not worth building.
+      return y < 0n || (bits(x) > 1n && bits(x) * y > MAX_BITS) ? undefined : int(x ** y);
+    case '//':
+      return y === 0n ? undefined : int(floorDiv(x, y));
+    case '%':
+      return y === 0n ? undefined : int(x - y * floorDiv(x, y));
+    default:
+      return undefined;
+  }
 }
 
 function binary(op: string, a: PyValue, b: PyValue): PyValue | undefined {
   const x = numeric(a);
   const y = numeric(b);
   if (x !== undefined && y !== undefined) {
-    if (typeof x === 'bigint' && typeof y === 'bigint') {
-      if (op === '+') return int(x + y);
-      if (op === '-') return int(x - y);
-      if (op === '*') return int(x * y);
-      if (y === 0n) return undefined; // ZeroDivisionError
-      if (op === '//') return int(floorDiv(x, y));
-      if (op === '%') return int(x - y * floorDiv(x, y));
-    }
-    // Float arithmetic is IEEE 754 double in both languages; float `//` and `%` are not modelled.
+    // bool's own &, | and ^ give a bool.
+    if (a.type === 'bool' && b.type === 'bool' && (op === '&' || op === '|' || op === '^'))
+      return bool(op === '&' ? a.value && b.value : op === '|' ? a.value || b.value : a.value !== b.value);
+    if (typeof x === 'bigint' && typeof y === 'bigint' && op !== '/') return intBinary(op, x, y);
+    // Float arithmetic is IEEE 754 double in both languages; float `//`, `%` and `**` are not modelled.
     const f = toFloat(x);
     const g = toFloat(y);
     if (f === undefined || g === undefined) return undefined;
     const r = op === '+' ? f + g : op === '-' ? f - g : op === '*' ? f * g : op === '/' && g !== 0 ? f / g : undefined;
     return r === undefined || !Number.isFinite(r) ? undefined : { type: 'float', value: r };
   }
-  if (op === '+' && a.type === 'str' && b.type === 'str') return { type: 'str', chars: [...a.chars, ...b.chars] };
-  if (op === '+' && ((a.type === 'list' && b.type === 'list') || (a.type === 'tuple' && b.type === 'tuple'))) return { type: a.type, items: [...a.items, ...b.items] };
+  if (op === '+' && a.type === 'str' && b.type === 'str') return sized({ type: 'str', chars: [...a.chars, ...b.chars] });
+  if (op === '+' && ((a.type === 'list' && b.type === 'list') || (a.type === 'tuple' && b.type === 'tuple'))) return sized({ type: a.type, items: [...a.items, ...b.items] });
   if (op === '*') {
-    const [text, times] = a.type === 'str' ? [a, y] : b.type === 'str' ? [b, x] : [undefined, undefined];
-    if (text?.type !== 'str' || typeof times !== 'bigint') return undefined;
+    const [seq, times] = typeof y === 'bigint' ? [a, y] : typeof x === 'bigint' ? [b, x] : [undefined, undefined];
+    const items = seq && sequenceItems(seq);
+    if (!items || times === undefined) return undefined;
     const n = times > 0n ? times : 0n;
-    if (n * BigInt(text.chars.length) > BigInt(MAX_ITEMS)) return undefined;
-    return { type: 'str', chars: Array.from({ length: Number(n) }, () => text.chars).flat() };
+    if (n > BigInt(MAX_ITEMS) || n * BigInt(items.length) > BigInt(MAX_ITEMS)) return undefined;
+    const repeated = Array.from({ length: Number(n) }, () => items).flat();
+    return seq!.type === 'str' ? { type: 'str', chars: repeated as string[] } : { type: seq!.type as 'list' | 'tuple', items: repeated as PyValue[] };
   }
   return undefined;
+}
+
+/** A value, or undefined where it is longer than anything worth building here. */
+function sized(v: PyValue): PyValue | undefined {
+  const n = length(v);
+  return n !== undefined && n > MAX_ITEMS ? undefined : v;
 }
 
 function toFloat(n: bigint | number): number | undefined {
@@ -265,20 +317,175 @@ function toFloat(n: bigint | number): number | undefined {
 
 const ASCII = /^[\x00-\x7f]*$/;
 const WHITESPACE = /^[ \t\n\r\x0b\x0c\x1c-\x1f]$/;
+const str = (chars: readonly string[]): PyValue => ({ type: 'str', chars });
+const ascii = (chars: readonly string[]) => ASCII.test(chars.join(''));
+const INT_TEXT = /^[ \t\n\r\x0b\x0c]*[+-]?\d+[ \t\n\r\x0b\x0c]*$/;
+
+/** The items a for loop over the value would see (a dict's keys; not a set's, whose order is its own). */
+function iterated(v: PyValue): readonly PyValue[] | undefined {
+  if (v.type === 'str') return v.chars.map((c) => str([c]));
+  if (v.type === 'list' || v.type === 'tuple') return v.items;
+  if (v.type === 'dict') return v.keys;
+  return undefined;
+}
+
+function builtin(name: string, args: readonly PyValue[]): PyValue | undefined {
+  const [v] = args as [PyValue];
+  switch (name) {
+    case 'len': {
+      const n = length(v);
+      return n === undefined ? undefined : int(BigInt(n));
+    }
+    case 'abs': {
+      const n = numeric(v);
+      return n === undefined ? undefined : typeof n === 'bigint' ? int(n < 0n ? -n : n) : { type: 'float', value: Math.abs(n) };
+    }
+    case 'bool':
+      return bool(truth(v));
+    case 'int': {
+      if (v.type === 'str') return ascii(v.chars) && INT_TEXT.test(v.chars.join('')) ? int(BigInt(v.chars.join('').trim())) : undefined;
+      const n = numeric(v);
+      return typeof n === 'bigint' ? int(n) : n === undefined ? undefined : int(BigInt(Math.trunc(n)));
+    }
+    case 'float': {
+      const n = numeric(v);
+      const f = n === undefined ? undefined : toFloat(n);
+      return f === undefined ? undefined : { type: 'float', value: f };
+    }
+    case 'str': {
+      if (v.type === 'str') return v;
+      const text = pyRepr(v);
+      return text === undefined ? undefined : str([...text]);
+    }
+    case 'list':
+    case 'tuple': {
+      const items = iterated(v);
+      return items && { type: name, items };
+    }
+    case 'sum': {
+      const items = iterated(v);
+      if (!items || v.type === 'str') return undefined;
+      let total: PyValue | undefined = int(0n);
+      for (const x of items) total = total && binary('+', total, x);
+      return total && numeric(total) !== undefined ? total : undefined;
+    }
+    case 'sorted': {
+      const items = iterated(v);
+      if (!items) return undefined;
+      let failed = false;
+      const out = [...items].sort((p, q) => {
+        const o = order(p, q);
+        if (o === undefined) failed = true;
+        return o ?? 0;
+      });
+      return failed ? undefined : { type: 'list', items: out };
+    }
+    case 'min':
+    case 'max': {
+      const items = args.length === 1 ? iterated(v) : args;
+      if (!items || items.length === 0) return undefined; // ValueError
+      // The first of equals wins, as in Python.
+      let best = items[0]!;
+      for (const x of items.slice(1)) {
+        const o = order(x, best);
+        if (o === undefined) return undefined;
+        if (name === 'min' ? o < 0 : o > 0) best = x;
+      }
+      return best;
+    }
+    case 'ord':
+      return v.type === 'str' && v.chars.length === 1 ? int(BigInt(v.chars[0]!.codePointAt(0)!)) : undefined;
+    case 'chr': {
+      const n = v.type === 'int' ? v.value : undefined;
+      return n !== undefined && n >= 0n && n < 0x110000n && (n < 0xd800n || n > 0xdfffn) ? str([String.fromCodePoint(Number(n))]) : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function method(name: string, object: PyValue, args: readonly PyValue[]): PyValue | undefined {
+  if (object.type === 'dict') {
+    if (name !== 'get' || args.length < 1 || args.length > 2 || !hashable(args[0]!)) return undefined;
+    const j = object.keys.findIndex((k) => equal(k, args[0]!));
+    return j >= 0 ? object.values[j] : (args[1] ?? { type: 'none' });
+  }
+  if (object.type === 'list' || object.type === 'tuple') {
+    if (args.length !== 1) return undefined;
+    const at = object.items.findIndex((v) => equal(v, args[0]!));
+    if (name === 'count') return int(BigInt(object.items.filter((v) => equal(v, args[0]!)).length));
+    if (name === 'index') return at < 0 ? undefined : int(BigInt(at));
+    return undefined;
+  }
+  if (object.type !== 'str') return undefined;
+  return strMethod(name, object.chars, args);
+}
+
+const METHOD_ARGS: Readonly<Record<string, readonly number[]>> = {
+  startswith: [1], endswith: [1], count: [1], find: [1], index: [1], join: [1], replace: [2], split: [0, 1], strip: [0, 1],
+  lstrip: [0, 1], rstrip: [0, 1], lower: [0], upper: [0], isdigit: [0], isalpha: [0], isalnum: [0], isspace: [0],
+  isupper: [0], islower: [0],
+};
 
 function strMethod(name: string, chars: readonly string[], args: readonly PyValue[]): PyValue | undefined {
-  if (name === 'startswith' || name === 'endswith') {
-    const arg = args[0];
-    if (arg?.type !== 'str') return undefined;
-    const text = chars.join('');
-    const part = arg.chars.join('');
-    return bool(name === 'startswith' ? text.startsWith(part) : text.endsWith(part));
-  }
-  // Unicode's categories decide these for other text; only ASCII is modelled.
+  // The numbers of arguments each method takes (control_flow.py's TEST_METHODS), checked again.
+  const taken = METHOD_ARGS[name];
+  if (taken === undefined || !taken.includes(args.length)) return undefined;
+  const strArgs = args.map((a) => (a.type === 'str' ? a.chars : undefined));
+  if (strArgs.includes(undefined) && name !== 'join') return undefined;
+  const [p, q] = strArgs as (readonly string[])[];
   const text = chars.join('');
-  if (!ASCII.test(text)) return undefined;
+  switch (name) {
+    case 'startswith':
+      return bool(text.startsWith(p!.join('')));
+    case 'endswith':
+      return bool(text.endsWith(p!.join('')));
+    case 'count':
+      return p!.length === 0 ? int(BigInt(chars.length + 1)) : int(BigInt(text.split(p!.join('')).length - 1));
+    case 'find':
+    case 'index': {
+      // Indexes count code points: search the arrays, not the UTF-16 text.
+      const at = indexOf(chars, p!);
+      return at < 0 && name === 'index' ? undefined : int(BigInt(at));
+    }
+    case 'join': {
+      const items = iterated(args[0]!);
+      if (!items || items.some((v) => v.type !== 'str')) return undefined;
+      const out: string[] = [];
+      items.forEach((v, i) => out.push(...(i > 0 ? chars : []), ...(v as { chars: readonly string[] }).chars));
+      return sized(str(out));
+    }
+    case 'replace': {
+      if (p!.length === 0) return undefined;
+      return sized(str([...text.split(p!.join('')).join(q!.join(''))]));
+    }
+    case 'split': {
+      if (p && p.length === 0) return undefined; // ValueError: empty separator
+      if (!p && !ascii(chars)) return undefined;
+      const parts = p ? text.split(p.join('')) : text.split(/[ \t\n\r\x0b\x0c\x1c-\x1f]+/).filter((w) => w !== '');
+      return { type: 'list', items: parts.map((w) => str([...w])) };
+    }
+    case 'strip':
+    case 'lstrip':
+    case 'rstrip': {
+      // Without an argument Unicode's whitespace is stripped: only ASCII text is modelled.
+      if (!p && !ascii(chars)) return undefined;
+      const strip = (c: string) => (p ? p.includes(c) : WHITESPACE.test(c));
+      let lo = 0;
+      let hi = chars.length;
+      if (name !== 'rstrip') while (lo < hi && strip(chars[lo]!)) lo++;
+      if (name !== 'lstrip') while (hi > lo && strip(chars[hi - 1]!)) hi--;
+      return str(chars.slice(lo, hi));
+    }
+  }
+  // Unicode's categories decide the rest for other text: only ASCII is modelled.
+  if (!ascii(chars)) return undefined;
   const every = (re: RegExp) => chars.length > 0 && chars.every((c) => re.test(c));
   switch (name) {
+    case 'lower':
+      return str(chars.map((c) => c.toLowerCase()));
+    case 'upper':
+      return str(chars.map((c) => c.toUpperCase()));
     case 'isdigit':
       return bool(every(/^[0-9]$/));
     case 'isalpha':
@@ -294,6 +501,11 @@ function strMethod(name: string, chars: readonly string[], args: readonly PyValu
     default:
       return undefined;
   }
+}
+
+function indexOf(chars: readonly string[], part: readonly string[]): number {
+  for (let i = 0; i + part.length <= chars.length; i++) if (part.every((c, k) => chars[i + k] === c)) return i;
+  return -1;
 }
 
 function sequenceItems(v: PyValue): readonly (string | PyValue)[] | undefined {
@@ -312,25 +524,33 @@ function item(of: PyValue, index: PyValue): PyValue | undefined {
   const k = i < 0n ? i + BigInt(items.length) : i;
   if (k < 0n || k >= BigInt(items.length)) return undefined; // IndexError
   const got = items[Number(k)]!;
-  return typeof got === 'string' ? { type: 'str', chars: [got] } : got;
+  return typeof got === 'string' ? str([got]) : got;
 }
 
+/** `of[lo:hi:step]`, with Python's rules for missing, negative and out-of-range bounds. */
 function slice(of: PyValue, bounds: readonly (PyValue | null | undefined)[]): PyValue | undefined {
   const items = sequenceItems(of);
   if (!items) return undefined;
-  const n = BigInt(items.length);
-  const at = (b: PyValue | null | undefined, missing: bigint): bigint | undefined => {
-    if (b === null || b?.type === 'none') return missing;
+  const asInt = (b: PyValue | null | undefined): bigint | null | undefined => {
+    if (b === null || b?.type === 'none') return null;
     const i = b && (b.type === 'int' || b.type === 'bool') ? numeric(b) : undefined;
-    if (typeof i !== 'bigint') return undefined;
-    // Python clamps slice bounds into [0, len].
-    const k = i < 0n ? i + n : i;
-    return k < 0n ? 0n : k > n ? n : k;
+    return typeof i === 'bigint' ? i : undefined;
   };
-  const lo = at(bounds[0], 0n);
-  const hi = at(bounds[1], n);
-  if (lo === undefined || hi === undefined) return undefined;
-  const kept = lo < hi ? items.slice(Number(lo), Number(hi)) : [];
-  if (of.type === 'str') return { type: 'str', chars: kept as string[] };
+  const [lo, hi, st] = [asInt(bounds[0]), asInt(bounds[1]), asInt(bounds[2] ?? null)];
+  if (lo === undefined || hi === undefined || st === undefined || st === 0n) return undefined;
+  const n = BigInt(items.length);
+  const step = st ?? 1n;
+  // PySlice_AdjustIndices: clamp into [0, n] going forward, [-1, n - 1] going backward.
+  const adjust = (b: bigint | null, missing: bigint): bigint => {
+    if (b === null) return missing;
+    const k = b < 0n ? b + n : b;
+    if (step > 0n) return k < 0n ? 0n : k > n ? n : k;
+    return k < 0n ? -1n : k >= n ? n - 1n : k;
+  };
+  const start = adjust(lo, step > 0n ? 0n : n - 1n);
+  const stop = adjust(hi, step > 0n ? n : -1n);
+  const kept: (string | PyValue)[] = [];
+  for (let i = start; step > 0n ? i < stop : i > stop; i += step) kept.push(items[Number(i)]!);
+  if (of.type === 'str') return str(kept as string[]);
   return { type: of.type as 'list' | 'tuple', items: kept as PyValue[] };
 }

@@ -75,8 +75,12 @@ export type TestExpr =
   | { bool: 'and' | 'or'; values: TestExpr[] }
   | { not: TestExpr }
   | { neg: TestExpr }
+  | { invert: TestExpr }
   | { binary: string; operands: TestExpr[] }
-  | { call: string; arg: TestExpr }
+  | { ifexp: TestExpr[] }
+  | { list: TestExpr[] }
+  | { tuple: TestExpr[] }
+  | { call: string; args: TestExpr[] }
   | { method: string; object: TestExpr; args: TestExpr[] }
   | { slice: (TestExpr | null)[]; of: TestExpr }
   | { index: TestExpr; of: TestExpr };
@@ -88,8 +92,12 @@ const TestExprSchema: z.ZodType<TestExpr> = z.lazy(() =>
     z.object({ bool: z.enum(['and', 'or']), values: z.array(TestExprSchema) }).strict(),
     z.object({ not: TestExprSchema }).strict(),
     z.object({ neg: TestExprSchema }).strict(),
+    z.object({ invert: TestExprSchema }).strict(),
     z.object({ binary: z.string(), operands: z.array(TestExprSchema) }).strict(),
-    z.object({ call: z.string(), arg: TestExprSchema }).strict(),
+    z.object({ ifexp: z.array(TestExprSchema) }).strict(),
+    z.object({ list: z.array(TestExprSchema) }).strict(),
+    z.object({ tuple: z.array(TestExprSchema) }).strict(),
+    z.object({ call: z.string(), args: z.array(TestExprSchema) }).strict(),
     z.object({ method: z.string(), object: TestExprSchema, args: z.array(TestExprSchema) }).strict(),
     z.object({ slice: z.array(TestExprSchema.nullable()), of: TestExprSchema }).strict(),
     z.object({ index: TestExprSchema, of: TestExprSchema }).strict(),

@@ -515,14 +515,21 @@ def loop_lines(tree, rebound):
 # A test's parts: what it may compare and compute (model-client/expr-eval.ts evaluates them).
 COMPARE_OPS = {ast.Eq: '==', ast.NotEq: '!=', ast.Lt: '<', ast.LtE: '<=', ast.Gt: '>', ast.GtE: '>=', ast.In: 'in',
                ast.NotIn: 'not in', ast.Is: 'is', ast.IsNot: 'is not'}
-BINARY_OPS = {ast.Add: '+', ast.Sub: '-', ast.Mult: '*', ast.FloorDiv: '//', ast.Mod: '%', ast.Div: '/'}
-TEST_BUILTINS = {'len', 'abs'}
-TEST_METHODS = {'isdigit': 0, 'isalpha': 0, 'isalnum': 0, 'isspace': 0, 'isupper': 0, 'islower': 0, 'startswith': 1,
-                'endswith': 1}
+BINARY_OPS = {ast.Add: '+', ast.Sub: '-', ast.Mult: '*', ast.FloorDiv: '//', ast.Mod: '%', ast.Div: '/', ast.Pow: '**',
+              ast.BitAnd: '&', ast.BitOr: '|', ast.BitXor: '^', ast.LShift: '<<', ast.RShift: '>>'}
+UNARY_OPS = {ast.Not: 'not', ast.USub: 'neg', ast.Invert: 'invert'}
+# Builtins that read their arguments and return a new value, by the numbers of arguments taken.
+TEST_BUILTINS = {'len': {1}, 'abs': {1}, 'int': {1}, 'str': {1}, 'float': {1}, 'list': {1}, 'tuple': {1}, 'sum': {1},
+                 'sorted': {1}, 'min': {1, 2, 3, 4}, 'max': {1, 2, 3, 4}, 'ord': {1}, 'chr': {1}, 'bool': {1}}
+# Methods of str, list, tuple and dict that read their object, by the numbers of arguments taken.
+TEST_METHODS = {'isdigit': {0}, 'isalpha': {0}, 'isalnum': {0}, 'isspace': {0}, 'isupper': {0}, 'islower': {0},
+                'startswith': {1}, 'endswith': {1}, 'lower': {0}, 'upper': {0}, 'strip': {0, 1}, 'lstrip': {0, 1},
+                'rstrip': {0, 1}, 'split': {0, 1}, 'join': {1}, 'replace': {2}, 'count': {1}, 'find': {1},
+                'index': {1}, 'get': {1, 2}}
 
 
 def test_expr(node, rebound):
-    """A branch test as a JSON tree, or None where it does more than read shown values."""
+    """A branch test (or an assigned value) as a JSON tree, or None where it does more than read shown values."""
     def sub(n):
         return test_expr(n, rebound)
 
@@ -545,18 +552,24 @@ def test_expr(node, rebound):
     if isinstance(node, ast.BoolOp):
         values = all_of(node.values)
         return values and {'bool': 'and' if isinstance(node.op, ast.And) else 'or', 'values': values}
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub)):
+    if isinstance(node, ast.UnaryOp) and type(node.op) in UNARY_OPS:
         operand = sub(node.operand)
-        return operand and {'not' if isinstance(node.op, ast.Not) else 'neg': operand}
+        return operand and {UNARY_OPS[type(node.op)]: operand}
     if isinstance(node, ast.BinOp) and type(node.op) in BINARY_OPS:
         operands = all_of([node.left, node.right])
         return operands and {'binary': BINARY_OPS[type(node.op)], 'operands': operands}
+    if isinstance(node, ast.IfExp):
+        parts = all_of([node.test, node.body, node.orelse])
+        return parts and {'ifexp': parts}
+    if isinstance(node, (ast.List, ast.Tuple)) and isinstance(node.ctx, ast.Load) and not any(isinstance(e, ast.Starred) for e in node.elts):
+        items = all_of(node.elts)
+        return items is not None and {'list' if isinstance(node, ast.List) else 'tuple': items} or None
     if isinstance(node, ast.Call) and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args):
         f = node.func
-        if isinstance(f, ast.Name) and f.id in TEST_BUILTINS and f.id not in rebound and len(node.args) == 1:
-            arg = sub(node.args[0])
-            return arg and {'call': f.id, 'arg': arg}
-        if isinstance(f, ast.Attribute) and TEST_METHODS.get(f.attr) == len(node.args):
+        if isinstance(f, ast.Name) and f.id not in rebound and len(node.args) in TEST_BUILTINS.get(f.id, ()):
+            args = all_of(node.args)
+            return args and {'call': f.id, 'args': args}
+        if isinstance(f, ast.Attribute) and len(node.args) in TEST_METHODS.get(f.attr, ()):
             parts = all_of([f.value, *node.args])
             return parts and {'method': f.attr, 'object': parts[0], 'args': parts[1:]}
         return None
@@ -564,10 +577,9 @@ def test_expr(node, rebound):
         of = sub(node.value)
         s = node.slice
         if isinstance(s, ast.Slice):
-            if s.step is not None:
-                return None
-            bounds = [None if b is None else sub(b) for b in (s.lower, s.upper)]
-            return None if of is None or any(b is None for b, n in zip(bounds, (s.lower, s.upper)) if n is not None) \
+            parts = (s.lower, s.upper, s.step)
+            bounds = [None if b is None else sub(b) for b in parts]
+            return None if of is None or any(b is None for b, n in zip(bounds, parts) if n is not None) \
                 else {'slice': bounds, 'of': of}
         index = sub(s)
         return of and index and {'index': index, 'of': of}
