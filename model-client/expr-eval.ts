@@ -30,55 +30,64 @@ const MAX_ITEMS = 100_000;
 /** The expression's value on these locals; undefined where not known. */
 export function evaluate(e: TestExpr, locals: Locals): PyValue | undefined {
   try {
-    return value(e, locals);
+    return value(e, { locals, bound: new Map() });
   } catch {
     // A limit of this engine (a BigInt or an array too large): not known, never a failed step.
     return undefined;
   }
 }
 
-function value(e: TestExpr, locals: Locals): PyValue | undefined {
+/** Where names are looked up: a comprehension's targets, then the frame's locals. */
+interface Env {
+  locals: Locals;
+  bound: ReadonlyMap<string, PyValue>;
+}
+
+function value(e: TestExpr, env: Env): PyValue | undefined {
   if ('const' in e) return reprValue(e.const);
   if ('name' in e) {
-    const repr = Object.hasOwn(locals, e.name) ? locals[e.name] : undefined;
+    const bound = env.bound.get(e.name);
+    if (bound) return bound;
+    const repr = Object.hasOwn(env.locals, e.name) ? env.locals[e.name] : undefined;
     return repr === undefined ? undefined : reprValue(repr);
   }
+  if ('comp' in e) return comprehension(e.comp, env);
   if ('bool' in e) {
     // `a and b` is a if a is false, else b; `a or b` the mirror. Short-circuit, as Python.
     let last: PyValue | undefined;
     for (const part of e.values) {
-      last = value(part, locals);
+      last = value(part, env);
       if (!last || truth(last) === (e.bool === 'or')) return last;
     }
     return last;
   }
   if ('not' in e) {
-    const v = value(e.not, locals);
+    const v = value(e.not, env);
     return v && bool(!truth(v));
   }
   if ('neg' in e) {
-    const v = value(e.neg, locals);
+    const v = value(e.neg, env);
     const n = v && numeric(v);
     return n === undefined ? undefined : typeof n === 'bigint' ? int(-n) : { type: 'float', value: -n };
   }
   if ('invert' in e) {
-    const v = value(e.invert, locals);
+    const v = value(e.invert, env);
     const n = v && numeric(v);
     return typeof n === 'bigint' ? int(~n) : undefined;
   }
   if ('ifexp' in e) {
-    const test = value(e.ifexp[0]!, locals);
-    return test && value(e.ifexp[truth(test) ? 1 : 2]!, locals);
+    const test = value(e.ifexp[0]!, env);
+    return test && value(e.ifexp[truth(test) ? 1 : 2]!, env);
   }
   if ('list' in e || 'tuple' in e) {
-    const items = ('list' in e ? e.list : e.tuple).map((x) => value(x, locals));
+    const items = ('list' in e ? e.list : e.tuple).map((x) => value(x, env));
     if (items.some((x) => x === undefined)) return undefined;
     return { type: 'list' in e ? 'list' : 'tuple', items: items as PyValue[] };
   }
   if ('compare' in e) {
-    let left = value(e.operands[0]!, locals);
+    let left = value(e.operands[0]!, env);
     for (let i = 0; i < e.compare.length; i++) {
-      const right = left && value(e.operands[i + 1]!, locals);
+      const right = left && value(e.operands[i + 1]!, env);
       const holds = right && compare(e.compare[i]!, left!, right);
       if (holds === undefined) return undefined;
       if (!holds) return FALSE;
@@ -87,25 +96,72 @@ function value(e: TestExpr, locals: Locals): PyValue | undefined {
     return TRUE;
   }
   if ('binary' in e) {
-    const a = value(e.operands[0]!, locals);
-    const b = a && value(e.operands[1]!, locals);
+    const a = value(e.operands[0]!, env);
+    const b = a && value(e.operands[1]!, env);
     return b && binary(e.binary, a!, b);
   }
   if ('call' in e || 'method' in e) {
-    const args = e.args.map((a) => value(a, locals));
+    const args = e.args.map((a) => value(a, env));
     if (args.some((a) => a === undefined)) return undefined;
     if ('call' in e) return builtin(e.call, args as PyValue[]);
-    const object = value(e.object, locals);
+    const object = value(e.object, env);
     return object && method(e.method, object, args as PyValue[]);
   }
   if ('slice' in e) {
-    const of = value(e.of, locals);
-    const bounds = e.slice.map((b) => (b === null ? null : value(b, locals)));
+    const of = value(e.of, env);
+    const bounds = e.slice.map((b) => (b === null ? null : value(b, env)));
     return of && slice(of, bounds);
   }
-  const of = value(e.of, locals);
-  const index = of && value(e.index, locals);
+  const of = value(e.of, env);
+  const index = of && value(e.index, env);
   return index && item(of!, index);
+}
+
+type Comprehension = Extract<TestExpr, { comp: unknown }>['comp'];
+
+/** A list comprehension's (or a generator expression's, walked whole) elements, as a list. */
+function comprehension(comp: Comprehension, env: Env): PyValue | undefined {
+  const out: PyValue[] = [];
+  const walk = (g: number, scope: Env): boolean => {
+    if (g === comp.generators.length) {
+      const v = value(comp.elt, scope);
+      if (!v || out.length >= MAX_ITEMS) return false;
+      out.push(v);
+      return true;
+    }
+    const { target, iter, ifs } = comp.generators[g]!;
+    const over = value(iter, scope);
+    const items = over && iterated(over);
+    if (!items) return false;
+    for (const item of items) {
+      const bound = new Map(scope.bound);
+      if (!bind(target, item, bound)) return false;
+      const inner = { locals: scope.locals, bound };
+      let keep = true;
+      for (const cond of ifs) {
+        const c = value(cond, inner);
+        if (!c) return false;
+        if (!truth(c)) {
+          keep = false;
+          break;
+        }
+      }
+      if (keep && !walk(g + 1, inner)) return false;
+    }
+    return true;
+  };
+  return walk(0, env) ? { type: 'list', items: out } : undefined;
+}
+
+/** Binds a `for` target (a name, or a tuple of targets unpacking an item of the same length). */
+function bind(target: TestExpr, item: PyValue, bound: Map<string, PyValue>): boolean {
+  if ('name' in target) {
+    bound.set(target.name, item);
+    return true;
+  }
+  if (!('tuple' in target)) return false;
+  const parts = iterated(item);
+  return parts !== undefined && parts.length === target.tuple.length && target.tuple.every((t, i) => bind(t, parts[i]!, bound));
 }
 
 function truth(v: PyValue): boolean {
@@ -321,10 +377,10 @@ const str = (chars: readonly string[]): PyValue => ({ type: 'str', chars });
 const ascii = (chars: readonly string[]) => ASCII.test(chars.join(''));
 const INT_TEXT = /^[ \t\n\r\x0b\x0c]*[+-]?\d+[ \t\n\r\x0b\x0c]*$/;
 
-/** The items a for loop over the value would see (a dict's keys; not a set's, whose order is its own). */
+/** The items a for loop over the value would see: a dict's keys; a set's in the order its repr shows, which is its iteration order. */
 function iterated(v: PyValue): readonly PyValue[] | undefined {
   if (v.type === 'str') return v.chars.map((c) => str([c]));
-  if (v.type === 'list' || v.type === 'tuple') return v.items;
+  if (v.type === 'list' || v.type === 'tuple' || v.type === 'set') return v.items;
   if (v.type === 'dict') return v.keys;
   return undefined;
 }
@@ -393,6 +449,38 @@ function builtin(name: string, args: readonly PyValue[]): PyValue | undefined {
       }
       return best;
     }
+    case 'any':
+    case 'all': {
+      const items = iterated(v);
+      return items && bool(name === 'any' ? items.some(truth) : items.every(truth));
+    }
+    case 'range': {
+      const ns = args.map((a) => (a.type === 'int' || a.type === 'bool' ? numeric(a) : undefined));
+      if (ns.some((n) => typeof n !== 'bigint')) return undefined;
+      const [start, stop, step] = (ns.length === 1 ? [0n, ns[0], 1n] : [ns[0], ns[1], ns[2] ?? 1n]) as [bigint, bigint, bigint];
+      if (step === 0n) return undefined; // ValueError
+      // The number of elements, rounded up; none where the stop is behind the start.
+      const count = step > 0n ? (stop - start + step - 1n) / step : (start - stop - step - 1n) / -step;
+      if (count > BigInt(MAX_ITEMS)) return undefined;
+      return { type: 'list', items: Array.from({ length: count > 0n ? Number(count) : 0 }, (_, i) => int(start + BigInt(i) * step)) };
+    }
+    case 'enumerate': {
+      const items = iterated(v);
+      const start = args[1] === undefined ? 0n : numeric(args[1]);
+      if (!items || typeof start !== 'bigint' || args[1]?.type === 'float') return undefined;
+      return { type: 'list', items: items.map((x, i) => ({ type: 'tuple', items: [int(start + BigInt(i)), x] })) };
+    }
+    case 'zip': {
+      const lists = args.map(iterated);
+      if (lists.some((l) => l === undefined)) return undefined;
+      const n = Math.min(...lists.map((l) => l!.length));
+      return { type: 'list', items: Array.from({ length: n }, (_, i) => ({ type: 'tuple', items: lists.map((l) => l![i]!) })) };
+    }
+    case 'reversed': {
+      // A sequence (or a dict, since 3.8); reversed() of anything else raises.
+      const items = v.type === 'str' || v.type === 'list' || v.type === 'tuple' || v.type === 'dict' ? iterated(v) : undefined;
+      return items && { type: 'list', items: [...items].reverse() };
+    }
     case 'ord':
       return v.type === 'str' && v.chars.length === 1 ? int(BigInt(v.chars[0]!.codePointAt(0)!)) : undefined;
     case 'chr': {
@@ -405,6 +493,10 @@ function builtin(name: string, args: readonly PyValue[]): PyValue | undefined {
 }
 
 function method(name: string, object: PyValue, args: readonly PyValue[]): PyValue | undefined {
+  if (object.type === 'dict' && (name === 'items' || name === 'values' || name === 'keys') && args.length === 0) {
+    const items = name === 'keys' ? object.keys : name === 'values' ? object.values : object.keys.map((k, i) => ({ type: 'tuple' as const, items: [k, object.values[i]!] }));
+    return { type: 'list', items };
+  }
   if (object.type === 'dict') {
     if (name !== 'get' || args.length < 1 || args.length > 2 || !hashable(args[0]!)) return undefined;
     const j = object.keys.findIndex((k) => equal(k, args[0]!));

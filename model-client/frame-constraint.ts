@@ -23,14 +23,14 @@ import { escapePayload } from '../grammar/escape.js';
 import { HEADS, type Head, type Part, STEP_ACTIONS, frameEnd, headsAfter, layoutOf } from '../grammar/layout.js';
 import type { Action, Event, State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, MAX_REPR_CHARS, truncateRepr, truncateText, MAX_LOCALS } from '../grammar/truncate.js';
-import { type ControlFlow, headImpossible, type Landing } from '../program-analysis/control-flow.js';
+import { type ControlFlow, headImpossible, type Landing, type TestExpr } from '../program-analysis/control-flow.js';
 import { bothRules, keptByCaller, keptNames, keptValueRule, type LandingFrame, oneOfTextsRule, sameTextRule } from './kept-values.js';
 import { type ContentRule, JsonString, KnownNames, type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
 import { type FrameNames, LocSegment } from './loc-constraint.js';
 import { branchLanding } from './branch-landing.js';
 import { evaluate } from './expr-eval.js';
 import { type LoopBefore, loopBefore, loopLanding, loopValues } from './loop-values.js';
-import { pyRepr } from './repr-value.js';
+import { type PyValue, pyRepr, reprValue } from './repr-value.js';
 import { reprRule } from './repr-constraint.js';
 import { type Segment, type TokenSpan, cp } from './segment.js';
 
@@ -93,6 +93,56 @@ function valuesAssigned(flow: ControlFlow, action: Action | null, prev: State | 
   const value = evaluate(assigned.value, prev.locals);
   const repr = value && pyRepr(value);
   return repr === undefined ? undefined : { [assigned.name]: repr };
+}
+
+/**
+ * Stepping back over a line that only adds to a name (`i += 1`, `s = s + c`, `xs += [x]`), the
+ * value the name held before: the value after, less what was added, where the state after
+ * shows both (the added part must not read the name). An int less the int added; a str, list
+ * or tuple without the suffix added (an int after may have been a bool before, `b += 1` with b
+ * True: a case left to this rule's reading, 1, as no program we trace does it). The line
+ * binds nothing else, so the added part reads the
+ * same values before and after; had the line raised, the landing would be no line of this
+ * frame after it, or the added part would raise on these values too.
+ */
+function valuesUndone(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame): Readonly<Record<string, string>> | undefined {
+  if (!prev || prev.event !== 'line' || !landing.bare || landing.event !== 'line') return undefined;
+  if ((action?.kind !== 'inv_step_over' && action?.kind !== 'inv_step_into') || !flow.programNames.localsByCodeOnly) return undefined;
+  const assigned = flow.assigned.get(landing.line);
+  const v = assigned?.value;
+  if (!assigned || flow.programNames.unstable.has(assigned.name) || !v || !('binary' in v) || (v.binary !== '+' && v.binary !== '-')) return undefined;
+  const [self, added] = v.operands as [TestExpr, TestExpr];
+  if (!('name' in self) || self.name !== assigned.name || readsName(added, assigned.name)) return undefined;
+  const after = prev.locals[assigned.name];
+  const now = after === undefined ? undefined : reprValue(after);
+  const part = evaluate(added, prev.locals);
+  const before = now && part && undoAdd(v.binary, now, part);
+  const repr = before && pyRepr(before);
+  return repr === undefined ? undefined : { [assigned.name]: repr };
+}
+
+function readsName(e: TestExpr, name: string): boolean {
+  if ('name' in e) return e.name === name;
+  return Object.values(e).some((part) => (Array.isArray(part) ? part.some((p) => p !== null && typeof p === 'object' && readsName(p, name)) : typeof part === 'object' && part !== null && readsName(part, name)));
+}
+
+/** The value `x` with `x OP part` equal to `after`: ints exactly (not floats: rounding), sequences by their suffix. */
+function undoAdd(op: string, after: PyValue, part: PyValue): PyValue | undefined {
+  const isInt = (v: PyValue) => v.type === 'int' || v.type === 'bool';
+  if (after.type === 'int' && isInt(part)) {
+    const n = part.type === 'int' ? part.value : part.type === 'bool' && part.value ? 1n : 0n;
+    return { type: 'int', value: op === '+' ? after.value - n : after.value + n };
+  }
+  if (op !== '+') return undefined;
+  if (after.type === 'str' && part.type === 'str') {
+    const k = after.chars.length - part.chars.length;
+    return k >= 0 && part.chars.every((c, i) => after.chars[k + i] === c) ? { type: 'str', chars: after.chars.slice(0, k) } : undefined;
+  }
+  if ((after.type === 'list' && part.type === 'list') || (after.type === 'tuple' && part.type === 'tuple')) {
+    const k = after.items.length - part.items.length;
+    return k >= 0 && part.items.every((x, i) => pyRepr(after.items[k + i]!) === pyRepr(x) && pyRepr(x) !== undefined) ? { type: after.type, items: after.items.slice(0, k) } : undefined;
+  }
+  return undefined;
 }
 
 const CODE_NAMES = new WeakMap<ControlFlow, Map<string, KnownNames | undefined>>();
@@ -496,7 +546,7 @@ export class FrameConstraint {
     const byCaller = keptByCaller(flow, action, prev, this.rules.caller, landing);
     const kept = byCaller ?? keptNames(flow, action, prev, landing);
     const reference = byCaller ? this.rules.caller : prev;
-    const assigned = valuesAssigned(flow, action, prev, landing);
+    const assigned = valuesAssigned(flow, action, prev, landing) ?? valuesUndone(flow, action, prev, landing);
     const iterated = loopValues(flow, action, prev, this.rules, landing) ?? back?.values;
     if (!kept && !assigned && !iterated) return () => repr;
     return (name) => {

@@ -83,7 +83,8 @@ export type TestExpr =
   | { call: string; args: TestExpr[] }
   | { method: string; object: TestExpr; args: TestExpr[] }
   | { slice: (TestExpr | null)[]; of: TestExpr }
-  | { index: TestExpr; of: TestExpr };
+  | { index: TestExpr; of: TestExpr }
+  | { comp: { elt: TestExpr; generators: { target: TestExpr; iter: TestExpr; ifs: TestExpr[] }[] } };
 const TestExprSchema: z.ZodType<TestExpr> = z.lazy(() =>
   z.union([
     z.object({ const: z.string() }).strict(),
@@ -101,6 +102,9 @@ const TestExprSchema: z.ZodType<TestExpr> = z.lazy(() =>
     z.object({ method: z.string(), object: TestExprSchema, args: z.array(TestExprSchema) }).strict(),
     z.object({ slice: z.array(TestExprSchema.nullable()), of: TestExprSchema }).strict(),
     z.object({ index: TestExprSchema, of: TestExprSchema }).strict(),
+    z.object({
+      comp: z.object({ elt: TestExprSchema, generators: z.array(z.object({ target: TestExprSchema, iter: TestExprSchema, ifs: z.array(TestExprSchema) })) }),
+    }).strict(),
   ]),
 );
 /** An `if`, `elif` or `while` header whose test a state decides, and its body's first line. */

@@ -68,9 +68,11 @@ and, for the whole program:
                  a target, so the target's value on the header is the element it was bound to
 
   branches       line -> {test, body} for an `if`, `elif` or `while` header whose test only reads
-                 values a state shows: locals, literals, comparisons, `and`/`or`/`not`, int and
-                 float arithmetic, `len`/`abs`, indexing and slicing, a few str predicates
-                 (`isdigit`, `startswith`...). `test` is the expression as a JSON tree (see
+                 values a state shows: locals, literals, comparisons, `and`/`or`/`not`,
+                 arithmetic, list and tuple displays, conditional expressions, indexing and
+                 slicing, builtins that only read (TEST_BUILTINS: `len`, `int`, `sorted`...) and
+                 reading methods of str, list and dict (TEST_METHODS: `lower`, `split`, `get`...),
+                 where nothing rebinds the builtin. `test` is the expression as a JSON tree (see
                  test_expr), `body` the body's first line: where the test holds, the header's
                  next line event is there; where it does not, elsewhere. None in a program with
                  classes (a subclass of int, str or list prints as one and may compare its own
@@ -520,7 +522,13 @@ BINARY_OPS = {ast.Add: '+', ast.Sub: '-', ast.Mult: '*', ast.FloorDiv: '//', ast
 UNARY_OPS = {ast.Not: 'not', ast.USub: 'neg', ast.Invert: 'invert'}
 # Builtins that read their arguments and return a new value, by the numbers of arguments taken.
 TEST_BUILTINS = {'len': {1}, 'abs': {1}, 'int': {1}, 'str': {1}, 'float': {1}, 'list': {1}, 'tuple': {1}, 'sum': {1},
-                 'sorted': {1}, 'min': {1, 2, 3, 4}, 'max': {1, 2, 3, 4}, 'ord': {1}, 'chr': {1}, 'bool': {1}}
+                 'sorted': {1}, 'min': {1, 2, 3, 4}, 'max': {1, 2, 3, 4}, 'ord': {1}, 'chr': {1}, 'bool': {1}, 'any': {1},
+                 'all': {1}}
+# Builtins that walk their one argument whole, and the iterators they may walk (no value of these
+# is ever shown: `range(3)` prints as itself, not as its elements).
+ITERATING_BUILTINS = {'list', 'tuple', 'sum', 'sorted', 'min', 'max', 'any', 'all'}
+ITERATORS = {'range': {1, 2, 3}, 'enumerate': {1, 2}, 'zip': {1, 2, 3}, 'reversed': {1}}
+ITERATOR_METHODS = {'items', 'values', 'keys'}
 # Methods of str, list, tuple and dict that read their object, by the numbers of arguments taken.
 TEST_METHODS = {'isdigit': {0}, 'isalpha': {0}, 'isalnum': {0}, 'isspace': {0}, 'isupper': {0}, 'islower': {0},
                 'startswith': {1}, 'endswith': {1}, 'lower': {0}, 'upper': {0}, 'strip': {0, 1}, 'lstrip': {0, 1},
@@ -528,10 +536,13 @@ TEST_METHODS = {'isdigit': {0}, 'isalpha': {0}, 'isalnum': {0}, 'isspace': {0}, 
                 'index': {1}, 'get': {1, 2}}
 
 
-def test_expr(node, rebound):
-    """A branch test (or an assigned value) as a JSON tree, or None where it does more than read shown values."""
-    def sub(n):
-        return test_expr(n, rebound)
+def test_expr(node, rebound, walked=False):
+    """A branch test (or an assigned value) as a JSON tree, or None where it does more than read shown
+    values. `walked`: the node is iterated whole (a comprehension's iterable, the argument of `sum`,
+    `sorted`, `''.join`...), where an iterator (`range`, `enumerate`, `zip`, `reversed`, `d.items()`)
+    and a generator expression may stand too."""
+    def sub(n, walked=False):
+        return test_expr(n, rebound, walked)
 
     def all_of(nodes):
         out = [sub(n) for n in nodes]
@@ -564,14 +575,24 @@ def test_expr(node, rebound):
     if isinstance(node, (ast.List, ast.Tuple)) and isinstance(node.ctx, ast.Load) and not any(isinstance(e, ast.Starred) for e in node.elts):
         items = all_of(node.elts)
         return items is not None and {'list' if isinstance(node, ast.List) else 'tuple': items} or None
+    if isinstance(node, ast.ListComp) or (walked and isinstance(node, ast.GeneratorExp)):
+        return comprehension(node, rebound)
     if isinstance(node, ast.Call) and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args):
         f = node.func
-        if isinstance(f, ast.Name) and f.id not in rebound and len(node.args) in TEST_BUILTINS.get(f.id, ()):
-            args = all_of(node.args)
-            return args and {'call': f.id, 'args': args}
-        if isinstance(f, ast.Attribute) and len(node.args) in TEST_METHODS.get(f.attr, ()):
-            parts = all_of([f.value, *node.args])
-            return parts and {'method': f.attr, 'object': parts[0], 'args': parts[1:]}
+        n = len(node.args)
+        if isinstance(f, ast.Name) and f.id not in rebound and n in TEST_BUILTINS.get(f.id, ()):
+            args = [sub(node.args[0], True)] if f.id in ITERATING_BUILTINS and n == 1 else all_of(node.args)
+            return None if args is None or None in args else {'call': f.id, 'args': args}
+        if walked and isinstance(f, ast.Name) and f.id not in rebound and n in ITERATORS.get(f.id, ()):
+            # zip and enumerate walk any iterable; reversed wants a sequence, range ints.
+            args = [sub(a, f.id == 'zip' or (f.id == 'enumerate' and i == 0)) for i, a in enumerate(node.args)]
+            return None if None in args else {'call': f.id, 'args': args}
+        if walked and isinstance(f, ast.Attribute) and f.attr in ITERATOR_METHODS and n == 0:
+            of = sub(f.value)
+            return of and {'method': f.attr, 'object': of, 'args': []}
+        if isinstance(f, ast.Attribute) and n in TEST_METHODS.get(f.attr, ()):
+            parts = [sub(f.value)] + [sub(a, f.attr == 'join') for a in node.args]
+            return None if None in parts else {'method': f.attr, 'object': parts[0], 'args': parts[1:]}
         return None
     if isinstance(node, ast.Subscript):
         of = sub(node.value)
@@ -584,6 +605,26 @@ def test_expr(node, rebound):
         index = sub(s)
         return of and index and {'index': index, 'of': of}
     return None
+
+
+def comprehension(node, rebound):
+    """A list comprehension or generator expression as {comp: {elt, generators: [{target, iter, ifs}]}}, or None."""
+    def target(t):
+        if isinstance(t, ast.Name):
+            return {'name': t.id}
+        if isinstance(t, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in t.elts):
+            parts = [target(e) for e in t.elts]
+            return None if None in parts else {'tuple': parts}
+        return None
+
+    generators = []
+    for g in node.generators:
+        parts = [target(g.target), test_expr(g.iter, rebound, True), *[test_expr(c, rebound) for c in g.ifs]]
+        if g.is_async or None in parts:
+            return None
+        generators.append({'target': parts[0], 'iter': parts[1], 'ifs': parts[2:]})
+    elt = test_expr(node.elt, rebound)
+    return elt and {'comp': {'elt': elt, 'generators': generators}}
 
 
 def program_tests_values(tree, rebound):

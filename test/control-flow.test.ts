@@ -453,6 +453,19 @@ describe('a value assigned (a literal, or one the state before decides) is that 
     expect(await ok(st(4, { s: "'ab'", i: '1', c: "'bb'" }), { kind: 'step_over' }, to(5, '{"..": "..", "n": "7"}'), program)).toBe(true);
   });
 
+  it('stepping back over `i += 1` or `s = s + c`, the value before is the value after less what was added', async () => {
+    const program = 'def f(s, c, i):\n    i += 1\n    s = s + c\n    i = i * 2\n    return s\n';
+    const st = (n: number, locals: Record<string, string>): State => ({ event: 'line', line: n, source: sourceLines(program)[n - 1]!, stack: [{ function: 'f', line: n }], locals });
+    const back = { kind: 'inv_step_over' } as const;
+    const to = (n: number, locals: string) => `${L.invLineSep}${L.locSep}${n}${L.argSep}${locals}${L.srcSep}${sourceLines(program)[n - 1]}${L.actionSep}`;
+    expect(await ok(st(3, { s: "'ab'", c: "'b'", i: '5' }), back, to(2, '{"..": "..", "i": "4"}'), program)).toBe(true);
+    expect(await ok(st(3, { s: "'ab'", c: "'b'", i: '5' }), back, to(2, '{"..": "..", "i": "5"}'), program)).toBe(false);
+    expect(await ok(st(4, { s: "'ab'", c: "'b'", i: '5' }), back, to(3, `{"..": "..", "s": "'a'"}`), program)).toBe(true);
+    expect(await ok(st(4, { s: "'ab'", c: "'b'", i: '5' }), back, to(3, `{"..": "..", "s": "'ab'"}`), program)).toBe(false);
+    // `i = i * 2` is not undone: i before is the model's.
+    expect(await ok(st(5, { s: "'ab'", c: "'b'", i: '10' }), back, to(4, '{"..": "..", "i": "3"}'), program)).toBe(true);
+  });
+
   it('a def (or a lambda) binds its name to the function, whose repr then never changes', async () => {
     const program = 'def f(xs):\n    def g(x):\n        return x\n    y = g(xs)\n    return y\n';
     const lines = sourceLines(program);

@@ -34,32 +34,41 @@ def value(depth=0):
     if k == 7: return {rng.choice(['a', 'b', 1, 2]): value(depth + 1) for _ in range(rng.randrange(3))}
     return set(rng.choice([1, 2, 'a', (1, 2), 2.0]) for _ in range(rng.randrange(3)))
 NAMES = ['a', 'b', 'c']
-def expr(depth=0):
-    k = rng.randrange(18 if depth < 3 else 3)
-    if k == 0: return rng.choice(NAMES)
+def expr(depth=0, names=NAMES):
+    k = rng.randrange(19 if depth < 3 else 3)
+    if k == 0: return rng.choice(names)
     if k == 1: return repr(rng.choice([0, 1, -2, 3, 'a', 'ab', '', None, 2.5, True, ',', ' ']))
-    if k == 2: return rng.choice(NAMES + ['zz'])
-    if k == 3: return f"{expr(depth + 1)} {rng.choice(['==', '!=', '<', '<=', '>', '>=', 'in', 'not in'])} {expr(depth + 1)}"
-    if k == 4: return f"({expr(depth + 1)} {rng.choice(['and', 'or'])} {expr(depth + 1)})"
-    if k == 5: return f"({rng.choice(['not', '-', '~'])} {expr(depth + 1)})"
+    if k == 2: return rng.choice(names + ['zz'])
+    if k == 3: return f"{expr(depth + 1, names)} {rng.choice(['==', '!=', '<', '<=', '>', '>=', 'in', 'not in'])} {expr(depth + 1, names)}"
+    if k == 4: return f"({expr(depth + 1, names)} {rng.choice(['and', 'or'])} {expr(depth + 1, names)})"
+    if k == 5: return f"({rng.choice(['not', '-', '~'])} {expr(depth + 1, names)})"
     if k == 6:
         op = rng.choice(['+', '-', '*', '//', '%', '/', '**', '&', '|', '^', '<<', '>>'])
         # A small right side for ** and <<: Python would take ages over 7 ** 10**20.
-        return f"({expr(depth + 1)} {op} {rng.choice(['2', '3', '-1', '0', 'True']) if op in ('**', '<<') else expr(depth + 1)})"
+        return f"({expr(depth + 1, names)} {op} {rng.choice(['2', '3', '-1', '0', 'True']) if op in ('**', '<<') else expr(depth + 1, names)})"
     if k == 7:
         f = rng.choice(['len', 'abs', 'int', 'str', 'float', 'list', 'tuple', 'sum', 'sorted', 'min', 'max', 'ord', 'chr', 'bool'])
         n = rng.choice([1, 1, 2]) if f in ('min', 'max') else 1
-        return f"{f}({', '.join(expr(depth + 1) for _ in range(n))})"
+        return f"{f}({', '.join(expr(depth + 1, names) for _ in range(n))})"
     if k == 8: return f"{rng.choice(NAMES)}.{rng.choice(['isdigit', 'isalpha', 'isalnum', 'isspace', 'isupper', 'islower', 'lower', 'upper', 'strip', 'split', 'lstrip', 'rstrip'])}()"
-    if k == 9: return f"{rng.choice(NAMES)}.{rng.choice(['startswith', 'endswith', 'count', 'find', 'index', 'split', 'join', 'strip', 'get'])}({expr(depth + 1)})"
-    if k == 10: return f"{rng.choice(NAMES)}[{expr(depth + 1)}]"
+    if k == 9: return f"{rng.choice(NAMES)}.{rng.choice(['startswith', 'endswith', 'count', 'find', 'index', 'split', 'join', 'strip', 'get'])}({expr(depth + 1, names)})"
+    if k == 10: return f"{rng.choice(NAMES)}[{expr(depth + 1, names)}]"
     if k == 11: return f"{rng.choice(NAMES)}[{rng.choice(['', '1', '-1', 'b', '-9'])}:{rng.choice(['', '2', '-1', 'a', '9'])}{rng.choice(['', ':-1', ':2', ':-2', ':a'])}]"
-    if k == 12: return f"({expr(depth + 1)} if {expr(depth + 1)} else {expr(depth + 1)})"
-    if k == 13: return f"[{', '.join(expr(depth + 1) for _ in range(rng.randrange(3)))}]"
-    if k == 14: return f"({expr(depth + 1)}, {expr(depth + 1)})"
-    if k == 15: return f"{rng.choice(NAMES)}.replace({expr(depth + 1)}, {expr(depth + 1)})"
-    if k == 16: return f"{rng.choice(NAMES)}.get({expr(depth + 1)}, {expr(depth + 1)})"
-    return f"{rng.choice(NAMES)} {rng.choice(['==', '<', 'in'])} {rng.choice(NAMES)}"
+    if k == 12: return f"({expr(depth + 1, names)} if {expr(depth + 1, names)} else {expr(depth + 1, names)})"
+    if k == 13: return f"[{', '.join(expr(depth + 1, names) for _ in range(rng.randrange(3)))}]"
+    if k == 14: return f"({expr(depth + 1, names)}, {expr(depth + 1, names)})"
+    if k == 15: return f"{rng.choice(NAMES)}.replace({expr(depth + 1, names)}, {expr(depth + 1, names)})"
+    if k == 16: return f"{rng.choice(NAMES)}.get({expr(depth + 1, names)}, {expr(depth + 1, names)})"
+    if k == 17:
+        target, walked = rng.choice([('x', rng.choice(NAMES)), ('x', f"range({rng.choice(['3', '-2', 'len(a)', '1, 4', '5, 0, -2'])})"),
+                                     ('i, x', f"enumerate({rng.choice(NAMES)})"), ('x, y', f"zip({rng.choice(NAMES)}, {rng.choice(NAMES)})"),
+                                     ('x', f"reversed({rng.choice(NAMES)})"), ('x, y', f"{rng.choice(NAMES)}.items()"),
+                                     ('x', f"{rng.choice(NAMES)}.values()")])
+        inner = NAMES + target.replace(' ', '').split(',')
+        comp = f"{expr(depth + 1, inner)} for {target} in {walked}" + (f" if {expr(depth + 1, inner)}" if rng.random() < 0.5 else '')
+        return rng.choice([f"[{comp}]", f"sum({comp})", f"any({comp})", f"all({comp})", f"''.join({comp})", f"max({comp})", f"sorted({comp})",
+                           f"list({walked})"])
+    return f"{rng.choice(names)} {rng.choice(['==', '<', 'in'])} {rng.choice(names)}"
 out = []
 for _ in range(int(sys.argv[1])):
     values = {n: value() for n in NAMES}
@@ -68,7 +77,8 @@ for _ in range(int(sys.argv[1])):
     test = test_expr(ast.parse(text, mode='eval').body, set())
     if test is None: continue
     try:
-        result = eval(text, {}, dict(values))
+        # Globals: a comprehension reads them from its own scope, as a function's closure would give them.
+        result = eval(text, dict(values))
         holds, shown = bool(result), repr(result)
     except Exception:
         holds = shown = None
@@ -129,6 +139,16 @@ describe('expressions against Python', () => {
     const floats = [0, -0, 1, 1.5, 0.1, 1e16, 1e15, 123456789.125, 1e-4, 1e-5, 2.5e-7, 1.7976931348623157e308, 5e-324, -3.25e22, 1 / 3];
     const run = spawnSync(pythonExecutable(), ['-c', 'import sys, json; print(json.dumps([repr(float(x)) for x in sys.argv[1:]]))', ...floats.map((x) => (Object.is(x, -0) ? '-0.0' : String(x)))], { encoding: 'utf8' });
     expect(floats.map((value) => pyRepr({ type: 'float', value }))).toEqual(JSON.parse(run.stdout));
+  });
+
+  it('walks comprehensions and generator expressions, binding their targets over the locals', async () => {
+    const flow = (await ControlFlow.of("def f(s, xs, d):\n    n = sum(1 for c in s if c.isdigit())\n    ys = [x * 2 for x in xs if x > n]\n    return ', '.join(f'{k}' for k in d) + str([(i, v) for i, v in enumerate(xs)])\n"))!;
+    const locals = { s: "'a1b22'", xs: '[1, 5, 2, 7]', d: "{'p': 1}" };
+    const shown = (line: number, extra: Record<string, string> = {}) => pyRepr(evaluate(flow.assigned.get(line)!.value, { ...locals, ...extra })!);
+    expect(shown(2)).toBe('3');
+    expect(shown(3, { n: '3' })).toBe('[10, 14]');
+    // An f-string is not an expression of shown values (it may call __format__): not listed.
+    expect(flow.returned.get(4)).toBeUndefined();
   });
 
   it('reads only locals whose repr is whole', () => {
