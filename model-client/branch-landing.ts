@@ -3,7 +3,8 @@
  * decides its test (expr-eval.ts: the test only reads values the locals show, and
  * control_flow.py's `branches` lists such headers). Nothing runs.
  *
- * - Forward from the header: the test holds, so the next stop is the body's first line and
+ * - Forward from the header (step_into: where the test calls no function of the program, in
+ *   which it would stop first): the test holds, so the next stop is the body's first line and
  *   nothing is called or raised on the way; or it does not, so the next stop is anywhere the
  *   header leads but the body.
  * - Back from a line to a header before it: the header binds nothing, so its state showed the
@@ -12,7 +13,7 @@
  */
 import type { Action, State } from '../grammar/state.js';
 import type { ControlFlow, FrameFlow, HeadLanding, Landing } from '../program-analysis/control-flow.js';
-import { testHolds } from './expr-eval.js';
+import { callsProgram, testHolds } from './expr-eval.js';
 
 const STEPS: ReadonlySet<Action['kind']> = new Set(['step_over', 'step_into']);
 const INVERSE_STEPS: ReadonlySet<Action['kind']> = new Set(['inv_step_over', 'inv_step_into']);
@@ -24,16 +25,18 @@ export function branchLanding(flow: ControlFlow, action: Action | null, prev: St
   const f = flow.frames.get(prev.stack[prev.stack.length - 1]!.function);
   // A module or class body's names live in a namespace the locals do not show whole.
   if (!f || f.params === null) return landing;
-  if (STEPS.has(action.kind)) return fromHeader(flow, prev, landing);
+  if (STEPS.has(action.kind)) return fromHeader(flow, action, prev, landing);
   if (INVERSE_STEPS.has(action.kind)) return backToHeader(flow, f, prev, landing);
   return landing;
 }
 
-function fromHeader(flow: ControlFlow, prev: State, landing: Landing): Landing {
+function fromHeader(flow: ControlFlow, action: Action, prev: State, landing: Landing): Landing {
   const branch = flow.branches.get(prev.line);
   const bare = landing.line?.bare;
   if (!branch || !bare?.has(branch.body)) return landing;
-  const holds = testHolds(branch.test, prev.locals);
+  // step_into stops in a function of the program the test calls (`if is_match(c, t):`) first.
+  if (action.kind === 'step_into' && callsProgram(branch.test)) return landing;
+  const holds = testHolds(branch.test, prev.locals, flow.pure);
   if (holds === undefined) return landing;
   if (holds) return { line: { bare: new Set([branch.body]), stacks: new Set() }, line_call: NONE, exception: NONE, return: NONE, call: NONE };
   // Past the body: the next line, or the return after the function's last line.
@@ -45,7 +48,7 @@ function backToHeader(flow: ControlFlow, f: FrameFlow, prev: State, landing: Lan
   const impossible = (header: number) => {
     const branch = flow.branches.get(header);
     if (!branch || header === to || (f.stores.get(header)?.size ?? 0) > 0 || !f.next.get(header)?.has(to)) return false;
-    const holds = testHolds(branch.test, prev.locals);
+    const holds = testHolds(branch.test, prev.locals, flow.pure);
     return holds !== undefined && holds !== (to === branch.body);
   };
   const out: Landing = { ...landing };

@@ -9,12 +9,12 @@
  * undefined: not known.
  */
 import type { Locals } from '../grammar/state.js';
-import type { TestExpr } from '../program-analysis/control-flow.js';
+import type { PureFunction, TestExpr } from '../program-analysis/control-flow.js';
 import { type PyValue, pyRepr, reprValue } from './repr-value.js';
 
 /** True or false as Python would find the test on these locals; undefined where not known. */
-export function testHolds(test: TestExpr, locals: Locals): boolean | undefined {
-  const v = evaluate(test, locals);
+export function testHolds(test: TestExpr, locals: Locals, functions: Functions = NO_FUNCTIONS): boolean | undefined {
+  const v = evaluate(test, locals, functions);
   return v && truth(v);
 }
 
@@ -27,23 +27,45 @@ const SAFE = 2n ** 53n;
 /** The longest str or list an operation here builds. */
 const MAX_ITEMS = 100_000;
 
+/** The program's functions a call may evaluate (ControlFlow.pure). */
+export type Functions = ReadonlyMap<string, PureFunction>;
+const NO_FUNCTIONS: Functions = new Map();
+/** Steps of evaluation one expression may take, calls included (a recursive helper may go deep). */
+const BUDGET = 100_000;
+const MAX_DEPTH = 200;
+
+/** Whether the expression calls a function of the program (so step_into stops in it before the line ends). */
+export function callsProgram(e: TestExpr): boolean {
+  if ('calls' in e) return true;
+  return Object.values(e).some((part) => (Array.isArray(part) ? part.some((p) => p !== null && typeof p === 'object' && callsProgram(p as TestExpr)) : typeof part === 'object' && part !== null && callsProgram(part as TestExpr)));
+}
+
 /** The expression's value on these locals; undefined where not known. */
-export function evaluate(e: TestExpr, locals: Locals): PyValue | undefined {
+export function evaluate(e: TestExpr, locals: Locals, functions: Functions = NO_FUNCTIONS): PyValue | undefined {
   try {
-    return value(e, { locals, bound: new Map() });
+    return value(e, { locals, bound: new Map(), functions, budget: { left: BUDGET }, depth: 0 });
   } catch {
     // A limit of this engine (a BigInt or an array too large): not known, never a failed step.
     return undefined;
   }
 }
 
-/** Where names are looked up: a comprehension's targets, then the frame's locals. */
+/** Where names are looked up: a comprehension's targets (or a called function's parameters), then the frame's locals. */
 interface Env {
   locals: Locals;
   bound: ReadonlyMap<string, PyValue>;
+  functions: Functions;
+  /** Evaluation steps left to the whole expression; past them it is not known. */
+  budget: { left: number };
+  /** Calls deep: Python's own limit would raise RecursionError somewhere beyond. */
+  depth: number;
 }
 
+class OutOfBudget extends Error {}
+
 function value(e: TestExpr, env: Env): PyValue | undefined {
+  if (--env.budget.left < 0) throw new OutOfBudget();
+  if ('calls' in e) return call(e.calls, e.args, env);
   if ('const' in e) return reprValue(e.const);
   if ('name' in e) {
     const bound = env.bound.get(e.name);
@@ -117,6 +139,19 @@ function value(e: TestExpr, env: Env): PyValue | undefined {
   return index && item(of!, index);
 }
 
+/** A call of a function of the program whose body is `return EXPR`: EXPR on the arguments' values, nothing of the caller's. */
+function call(name: string, args: readonly TestExpr[], env: Env): PyValue | undefined {
+  const fn = env.functions.get(name);
+  if (!fn || fn.params.length !== args.length || env.depth >= MAX_DEPTH) return undefined;
+  const bound = new Map<string, PyValue>();
+  for (let i = 0; i < args.length; i++) {
+    const v = value(args[i]!, env);
+    if (!v) return undefined;
+    bound.set(fn.params[i]!, v);
+  }
+  return value(fn.body, { locals: {}, bound, functions: env.functions, budget: env.budget, depth: env.depth + 1 });
+}
+
 type Comprehension = Extract<TestExpr, { comp: unknown }>['comp'];
 
 /** A list comprehension's (or a generator expression's, walked whole) elements, as a list. */
@@ -136,7 +171,7 @@ function comprehension(comp: Comprehension, env: Env): PyValue | undefined {
     for (const item of items) {
       const bound = new Map(scope.bound);
       if (!bind(target, item, bound)) return false;
-      const inner = { locals: scope.locals, bound };
+      const inner = { ...scope, bound };
       let keep = true;
       for (const cond of ifs) {
         const c = value(cond, inner);

@@ -90,7 +90,7 @@ function valuesAssigned(flow: ControlFlow, action: Action | null, prev: State | 
   if (literals) return Object.fromEntries(Object.entries(literals).filter(([name]) => !unstable.has(name)));
   const assigned = flow.assigned.get(prev.line);
   if (!assigned || unstable.has(assigned.name)) return undefined;
-  const value = evaluate(assigned.value, prev.locals);
+  const value = evaluate(assigned.value, prev.locals, flow.pure);
   const repr = value && pyRepr(value);
   return repr === undefined ? undefined : { [assigned.name]: repr };
 }
@@ -115,7 +115,7 @@ function valuesUndone(flow: ControlFlow, action: Action | null, prev: State | un
   if (!('name' in self) || self.name !== assigned.name || readsName(added, assigned.name)) return undefined;
   const after = prev.locals[assigned.name];
   const now = after === undefined ? undefined : reprValue(after);
-  const part = evaluate(added, prev.locals);
+  const part = evaluate(added, prev.locals, flow.pure);
   const before = now && part && undoAdd(v.binary, now, part);
   const repr = before && pyRepr(before);
   return repr === undefined ? undefined : { [assigned.name]: repr };
@@ -506,7 +506,7 @@ export class FrameConstraint {
     if (!flow?.programNames.localsByCodeOnly || !prev || prev.event !== 'line' || prev.line !== this.line || !this.bare) return undefined;
     if (action?.kind !== 'step_over' && action?.kind !== 'step_into') return undefined;
     const expr = flow.returned.get(this.line);
-    const value = expr && evaluate(expr, prev.locals);
+    const value = expr && evaluate(expr, prev.locals, flow.pure);
     const repr = value && pyRepr(value);
     return repr === undefined ? undefined : [repr];
   }

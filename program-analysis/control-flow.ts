@@ -81,6 +81,7 @@ export type TestExpr =
   | { list: TestExpr[] }
   | { tuple: TestExpr[] }
   | { call: string; args: TestExpr[] }
+  | { calls: string; args: TestExpr[] }
   | { method: string; object: TestExpr; args: TestExpr[] }
   | { slice: (TestExpr | null)[]; of: TestExpr }
   | { index: TestExpr; of: TestExpr }
@@ -99,6 +100,7 @@ const TestExprSchema: z.ZodType<TestExpr> = z.lazy(() =>
     z.object({ list: z.array(TestExprSchema) }).strict(),
     z.object({ tuple: z.array(TestExprSchema) }).strict(),
     z.object({ call: z.string(), args: z.array(TestExprSchema) }).strict(),
+    z.object({ calls: z.string(), args: z.array(TestExprSchema) }).strict(),
     z.object({ method: z.string(), object: TestExprSchema, args: z.array(TestExprSchema) }).strict(),
     z.object({ slice: z.array(TestExprSchema.nullable()), of: TestExprSchema }).strict(),
     z.object({ index: TestExprSchema, of: TestExprSchema }).strict(),
@@ -113,6 +115,9 @@ export type Branch = z.infer<typeof BranchSchema>;
 /** A line that only assigns a name an expression of shown values (`i += 1`, `c = s[i]`). */
 const AssignedSchema = z.object({ name: z.string(), value: TestExprSchema });
 export type Assigned = z.infer<typeof AssignedSchema>;
+/** A function of the program a call of shown values may evaluate: its body is only `return EXPR` of its parameters. */
+const PureFunctionSchema = z.object({ params: z.array(z.string()), body: TestExprSchema });
+export type PureFunction = z.infer<typeof PureFunctionSchema>;
 
 const FlowSchema = z.discriminatedUnion('kind', [
   z.object({
@@ -126,6 +131,7 @@ const FlowSchema = z.discriminatedUnion('kind', [
     branches: z.record(z.string(), BranchSchema),
     assigned: z.record(z.string(), AssignedSchema),
     returned: z.record(z.string(), TestExprSchema),
+    pure: z.record(z.string(), PureFunctionSchema),
   }),
   z.object({ kind: z.literal('error'), message: z.string() }),
 ]);
@@ -222,6 +228,8 @@ export class ControlFlow {
     readonly assigned: ReadonlyMap<number, Assigned> = new Map(),
     /** Line -> the expression of shown values a line that is only `return EXPR` returns (control_flow.py's `returned`). */
     readonly returned: ReadonlyMap<number, TestExpr> = new Map(),
+    /** The program's functions a call in those expressions may stand for (control_flow.py's `pure`). */
+    readonly pure: ReadonlyMap<string, PureFunction> = new Map(),
   ) {}
 
   /** unboundBefore's answers, by frame name and line. */
@@ -270,8 +278,9 @@ export class ControlFlow {
     const branches = new Map(Object.entries(out.branches).map(([line, branch]) => [Number(line), branch] as const));
     const assigned = new Map(Object.entries(out.assigned).map(([line, a]) => [Number(line), a] as const));
     const returned = new Map(Object.entries(out.returned).map(([line, value]) => [Number(line), value] as const));
+    const pure = new Map(Object.entries(out.pure));
     const names = { unstable: new Set(out.unstable), directOnly: new Set(out.direct_only), localsByCodeOnly };
-    return new ControlFlow(frames, ownReprs, names, literals, loops, returnsLiteral, branches, assigned, returned);
+    return new ControlFlow(frames, ownReprs, names, literals, loops, returnsLiteral, branches, assigned, returned, pure);
   }
 
   /**

@@ -87,6 +87,12 @@ and, for the whole program:
                  return event there carries after the line event whose state shows every value
                  it reads
 
+  pure           name -> {params, body} for the functions a call in such an expression may stand
+                 for (`if is_match(c, t):` over `def is_match(c, t): return c == t`): plain
+                 module-level functions only called by name, with positional parameters and no
+                 defaults, whose body is only `return EXPR` of their parameters (see
+                 pure_functions); the call is evaluated by binding the arguments' values
+
   returns_literal  line -> the repr a return event on a line that is only `return LITERAL` (or a
                  bare `return`) carries when the function returns there (an exception
                  passing through carries None)
@@ -536,13 +542,14 @@ TEST_METHODS = {'isdigit': {0}, 'isalpha': {0}, 'isalnum': {0}, 'isspace': {0}, 
                 'index': {1}, 'get': {1, 2}}
 
 
-def test_expr(node, rebound, walked=False):
+def test_expr(node, rebound, walked=False, pure=frozenset()):
     """A branch test (or an assigned value) as a JSON tree, or None where it does more than read shown
     values. `walked`: the node is iterated whole (a comprehension's iterable, the argument of `sum`,
     `sorted`, `''.join`...), where an iterator (`range`, `enumerate`, `zip`, `reversed`, `d.items()`)
-    and a generator expression may stand too."""
+    and a generator expression may stand too. `pure`: the program's functions a call may evaluate
+    (pure_functions)."""
     def sub(n, walked=False):
-        return test_expr(n, rebound, walked)
+        return test_expr(n, rebound, walked, pure)
 
     def all_of(nodes):
         out = [sub(n) for n in nodes]
@@ -576,10 +583,13 @@ def test_expr(node, rebound, walked=False):
         items = all_of(node.elts)
         return items is not None and {'list' if isinstance(node, ast.List) else 'tuple': items} or None
     if isinstance(node, ast.ListComp) or (walked and isinstance(node, ast.GeneratorExp)):
-        return comprehension(node, rebound)
+        return comprehension(node, rebound, pure)
     if isinstance(node, ast.Call) and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args):
         f = node.func
         n = len(node.args)
+        if isinstance(f, ast.Name) and f.id in pure:
+            args = all_of(node.args)
+            return args is not None and {'calls': f.id, 'args': args} or None
         if isinstance(f, ast.Name) and f.id not in rebound and n in TEST_BUILTINS.get(f.id, ()):
             args = [sub(node.args[0], True)] if f.id in ITERATING_BUILTINS and n == 1 else all_of(node.args)
             return None if args is None or None in args else {'call': f.id, 'args': args}
@@ -607,7 +617,7 @@ def test_expr(node, rebound, walked=False):
     return None
 
 
-def comprehension(node, rebound):
+def comprehension(node, rebound, pure=frozenset()):
     """A list comprehension or generator expression as {comp: {elt, generators: [{target, iter, ifs}]}}, or None."""
     def target(t):
         if isinstance(t, ast.Name):
@@ -619,12 +629,42 @@ def comprehension(node, rebound):
 
     generators = []
     for g in node.generators:
-        parts = [target(g.target), test_expr(g.iter, rebound, True), *[test_expr(c, rebound) for c in g.ifs]]
+        parts = [target(g.target), test_expr(g.iter, rebound, True, pure), *[test_expr(c, rebound, False, pure) for c in g.ifs]]
         if g.is_async or None in parts:
             return None
         generators.append({'target': parts[0], 'iter': parts[1], 'ifs': parts[2:]})
-    elt = test_expr(node.elt, rebound)
+    elt = test_expr(node.elt, rebound, False, pure)
     return elt and {'comp': {'elt': elt, 'generators': generators}}
+
+
+def pure_functions(tree, rebound, direct):
+    """name -> {params, body} for the program's functions a call of shown values may evaluate: a plain
+    module-level function only ever called by name (`direct`), with positional parameters and no
+    defaults, whose body is only `return EXPR` (after a docstring), EXPR an expression of its
+    parameters as a branch test may be, calling only such functions."""
+    if not program_tests_values(tree, rebound):
+        return {}
+    shapes = {}
+    defined = [n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+    for node in tree.body:
+        # A name defined twice is whichever def ran last.
+        if not isinstance(node, ast.FunctionDef) or node.name not in direct or defined.count(node.name) != 1:
+            continue
+        a = node.args
+        body = node.body[1:] if len(node.body) == 2 and isinstance(node.body[0], ast.Expr) \
+            and isinstance(node.body[0].value, ast.Constant) and isinstance(node.body[0].value.value, str) else node.body
+        if a.posonlyargs or a.vararg or a.kwonlyargs or a.kwarg or a.defaults or len(body) != 1 \
+                or not isinstance(body[0], ast.Return) or body[0].value is None:
+            continue
+        shapes[node.name] = ([p.arg for p in a.args], body[0].value)
+    # Drop, until none is left to drop, the functions whose body calls something else.
+    pure = set(shapes)
+    while True:
+        bodies = {name: test_expr(value, rebound, False, frozenset(pure)) for name, (_, value) in shapes.items() if name in pure}
+        failed = {name for name, body in bodies.items() if body is None}
+        if not failed:
+            return {name: {'params': shapes[name][0], 'body': body} for name, body in bodies.items()}
+        pure -= failed
 
 
 def program_tests_values(tree, rebound):
@@ -633,7 +673,7 @@ def program_tests_values(tree, rebound):
     return '*' not in rebound and not any(isinstance(n, ast.ClassDef) for n in ast.walk(tree))
 
 
-def assigned_lines(tree, statements, rebound):
+def assigned_lines(tree, statements, rebound, pure):
     """line -> {name, value} for the lines that only assign a name an expression of shown values: see the module's docstring."""
     if not program_tests_values(tree, rebound):
         return {}
@@ -649,16 +689,16 @@ def assigned_lines(tree, statements, rebound):
         if isinstance(node, ast.AugAssign):
             if type(node.op) not in BINARY_OPS:
                 continue
-            value = test_expr(ast.BinOp(left=ast.Name(id=name, ctx=ast.Load()), op=node.op, right=node.value), rebound)
+            value = test_expr(ast.BinOp(left=ast.Name(id=name, ctx=ast.Load()), op=node.op, right=node.value), rebound, False, pure)
         else:
-            value = test_expr(node.value, rebound)
+            value = test_expr(node.value, rebound, False, pure)
         # A literal is `literals`'.
         if value is not None and 'const' not in value:
             out[node.lineno] = {'name': name, 'value': value}
     return out
 
 
-def returned_lines(tree, statements, rebound):
+def returned_lines(tree, statements, rebound, pure):
     """line -> the value (a JSON tree, as a branch's test) of a line that is only `return EXPR`, EXPR
     an expression a branch test may be and not a literal (`returns_literal` has those)."""
     if not program_tests_values(tree, rebound):
@@ -667,13 +707,13 @@ def returned_lines(tree, statements, rebound):
     for node in ast.walk(tree):
         if isinstance(node, ast.Return) and node.value is not None and node.lineno == node.end_lineno \
                 and statements[node.lineno] == 1:
-            value = test_expr(node.value, rebound)
+            value = test_expr(node.value, rebound, False, pure)
             if value is not None and 'const' not in value:
                 out[node.lineno] = value
     return out
 
 
-def branch_lines(tree, statements, rebound):
+def branch_lines(tree, statements, rebound, pure):
     """line -> {test, body} for the `if`, `elif` and `while` headers a state can decide: see the module's docstring."""
     if not program_tests_values(tree, rebound):
         return {}
@@ -685,7 +725,7 @@ def branch_lines(tree, statements, rebound):
         # A decorated def runs its decorators' lines first.
         if first.lineno == node.lineno or getattr(first, 'decorator_list', None) or isinstance(node.test, ast.Constant):
             continue
-        test = test_expr(node.test, rebound)
+        test = test_expr(node.test, rebound, False, pure)
         if test is not None:
             out[node.lineno] = {'test': test, 'body': first.lineno}
     return out
@@ -796,11 +836,14 @@ def control_flow(source):
     for line, names in defs.items():
         literals[line] = {**literals.get(line, {}), **names}
     by_line = lambda found: {str(line): value for line, value in sorted(found.items())}  # noqa: E731
-    return {'kind': 'ok', 'frames': out, 'unstable': sorted(unstable_names(tree)), 'direct_only': sorted(direct_only(tree, source)),
+    direct = direct_only(tree, source)
+    pure = pure_functions(tree, rebound, direct)
+    pure_names = frozenset(pure)
+    return {'kind': 'ok', 'frames': out, 'unstable': sorted(unstable_names(tree)), 'direct_only': sorted(direct),
             'literals': by_line(literals), 'returns_literal': by_line(return_literals(tree, statements, rebinds_set)),
-            'loops': by_line(loop_lines(tree, rebound)), 'branches': by_line(branch_lines(tree, statements, rebound)),
-            'assigned': by_line(assigned_lines(tree, statements, rebound)),
-            'returned': by_line(returned_lines(tree, statements, rebound))}
+            'loops': by_line(loop_lines(tree, rebound)), 'branches': by_line(branch_lines(tree, statements, rebound, pure_names)),
+            'assigned': by_line(assigned_lines(tree, statements, rebound, pure_names)),
+            'returned': by_line(returned_lines(tree, statements, rebound, pure_names)), 'pure': pure}
 
 
 def main():

@@ -191,6 +191,31 @@ describe('branch landing', () => {
     expect(step(at(5, { s: "''", i: '0' })).line!.bare!.has(6)).toBe(true);
   });
 
+  it("evaluates a call of the program's one-line functions: step_over decides, step_into stops in the callee first", async () => {
+    const program = [
+      'def is_match(c, t):', //                                1
+      '    return c == t', //                                  2
+      'def fact(n):', //                                       3
+      '    """n!"""', //                                       4
+      '    return 1 if n <= 1 else n * fact(n - 1)', //        5
+      'def count(s, t):', //                                   6
+      '    if is_match(s[0], t):', //                          7
+      '        return fact(len(s))', //                        8
+      '    return g', //                                       9
+    ].join('\n');
+    const flow = (await ControlFlow.of(program))!;
+    expect([...flow.pure.keys()].sort()).toEqual(['fact', 'is_match']);
+    const state: State = { event: 'line', line: 7, source: '', stack: [{ function: 'count', line: 7 }], locals: { s: "'berry'", t: "'r'" } };
+    const over = branchLanding(flow, { kind: 'step_over' }, state, flow.landing({ kind: 'step_over' }, state));
+    expect([...over.line!.bare!]).toEqual([9]);
+    const into = flow.landing({ kind: 'step_into' }, state);
+    expect(branchLanding(flow, { kind: 'step_into' }, state, into)).toBe(into);
+    expect(pyRepr(evaluate(flow.returned.get(8)!, { s: "'rye'", t: "'r'" }, flow.pure)!)).toBe('6');
+    // Past the depth a run could reach without RecursionError, nothing is decided.
+    expect(evaluate(flow.returned.get(8)!, { s: `'${'x'.repeat(90)}'` }, flow.pure)).toBeDefined();
+    expect(evaluate({ calls: 'fact', args: [{ const: '5000' }] }, {}, flow.pure)).toBeUndefined();
+  });
+
   it('stepping back, leaves out a header whose test would have led elsewhere', async () => {
     const flow = (await ControlFlow.of(PROGRAM))!;
     const back = (state: State) => branchLanding(flow, { kind: 'inv_step_over' }, state, flow.landing({ kind: 'inv_step_over' }, state));
