@@ -480,7 +480,8 @@ export class FrameConstraint {
         const unbound = this.unboundNames(back);
         // A delta keeps every name of the state before: not where one of them cannot be bound here.
         const delta = this.bare && !Object.keys(rules.prev?.locals ?? {}).some((n) => unbound.has(n));
-        return new LocalsSegment(delta, call ? requiredCallLocals(rules.callLocals?.get(this.line!)) : undefined, names, this.localRule(back), [...unbound]);
+        const bound = this.surelyBound().filter((n) => !unbound.has(n) && (!names || names.all.has(n)));
+        return new LocalsSegment(delta, call ? requiredCallLocals(rules.callLocals?.get(this.line!)) : undefined, names, this.localRule(back), [...unbound], bound);
       }
       case 'value': {
         const fn = this.function;
@@ -493,6 +494,20 @@ export class FrameConstraint {
         return event ? new ValueSegment(new JsonString(reprRule(true), MAX_REPR_CHARS)) : new ValueSegment();
       }
     }
+  }
+
+  /**
+   * Names the step surely bound that the state before lacks, so that the locals written must
+   * show them: a line that assigns a literal or a value the state decides, a loop's targets
+   * entering its body (a forward step to the frame's next stop). Not where the state before
+   * is near the cap on locals (a truncated frame keeps only its first names).
+   */
+  private surelyBound(): string[] {
+    const { flow, action, prev } = this.rules;
+    if (!flow || !prev || this.head?.kind !== 'event' || Object.keys(prev.locals).length >= MAX_LOCALS - 2) return [];
+    const landing = { event: this.head.event, line: this.line!, bare: this.bare };
+    const names = [...Object.keys(valuesAssigned(flow, action, prev, landing) ?? {}), ...Object.keys(loopValues(flow, action, prev, this.rules, landing) ?? {})];
+    return [...new Set(names)].filter((n) => prev.locals[n] === undefined);
   }
 
   /**

@@ -200,17 +200,18 @@ const MORE_VALUE_PREFIX = /^(\+([1-9][0-9]*)?)?$/;
  * length cap must already be a new name: no character may follow it, so a taken name there
  * would be a dead end. Shorter prefixes can always grow into a new name.
  */
-function keyRule(markerAllowed: boolean, taken: readonly string[], names?: KnownNames): ContentRule {
-  const special = (s: string) => (markerAllowed && DELTA_MARKER.startsWith(s)) || MORE_LOCALS_KEY.startsWith(s);
+function keyRule(markerAllowed: boolean, taken: readonly string[], names?: KnownNames, moreAllowed = true): ContentRule {
+  const special = (s: string) => (markerAllowed && DELTA_MARKER.startsWith(s)) || (moreAllowed && MORE_LOCALS_KEY.startsWith(s));
+  const more = (s: string) => moreAllowed && s === MORE_LOCALS_KEY;
   if (names) {
     return {
       prefix: (s) => (names.prefixes.has(s) && names.startsNew(s, taken)) || special(s),
-      complete: (s) => (names.all.has(s) && !taken.includes(s)) || (markerAllowed && s === DELTA_MARKER) || s === MORE_LOCALS_KEY,
+      complete: (s) => (names.all.has(s) && !taken.includes(s)) || (markerAllowed && s === DELTA_MARKER) || more(s),
     };
   }
   return {
     prefix: (s) => (IDENTIFIER.test(s) && (Array.from(s).length < MAX_REPR_CHARS || !taken.includes(s))) || special(s),
-    complete: (s) => (IDENTIFIER.test(s) && !taken.includes(s)) || (markerAllowed && s === DELTA_MARKER) || s === MORE_LOCALS_KEY,
+    complete: (s) => (IDENTIFIER.test(s) && !taken.includes(s)) || (markerAllowed && s === DELTA_MARKER) || more(s),
   };
 }
 
@@ -229,6 +230,11 @@ export class KnownNames {
     for (const name of this.all) if (name.startsWith(prefix) && !taken.includes(name)) return true;
     return false;
   }
+}
+
+/** A key that must be one of `names`. */
+function oneOfKeysRule(names: readonly string[]): ContentRule {
+  return { prefix: (s) => names.some((n) => n.startsWith(s)), complete: (s) => names.includes(s) };
 }
 
 /** A key that must be `name`: the frame's locals are known by name, their values are not. */
@@ -272,7 +278,14 @@ export class LocalsSegment implements Segment {
     private readonly valueRule: (name: string) => ContentRule = () => ANY,
     /** Names the frame cannot hold here (ControlFlow.unboundBefore): never written, as if taken. */
     private readonly unbound: readonly string[] = [],
+    /** Names the object must write, in any order (a name the step surely bound that the state before lacked). */
+    private readonly mustHave: readonly string[] = [],
   ) {}
+
+  /** The names of `mustHave` not written yet. */
+  private pending(): readonly string[] {
+    return this.mustHave.filter((n) => !this.keys.includes(n));
+  }
 
   /** Names no key may be: those written, and those the frame cannot hold. */
   private taken(): readonly string[] {
@@ -281,7 +294,7 @@ export class LocalsSegment implements Segment {
 
   /** Whether every required name is written (the object may close only then). */
   private requiredDone(): boolean {
-    return !this.required || this.keys.length >= this.required.length;
+    return (!this.required || this.keys.length >= this.required.length) && this.pending().length === 0;
   }
 
   /** The written locals (the delta marker left out), with the tokens of each repr. */
@@ -347,7 +360,14 @@ export class LocalsSegment implements Segment {
   private startKey(c: number, at: number): boolean {
     // A fresh string per key carries the key rule: the marker may only be the first key.
     const required = this.required?.[this.keys.length];
-    const rule = required !== undefined ? requiredKeyRule(required) : keyRule(this.deltaAllowed && this.keys.length === 0, this.taken(), this.names);
+    const pending = this.pending();
+    // No truncation entry while a name must still come; and the last free entries go to those names.
+    const rule =
+      required !== undefined
+        ? requiredKeyRule(required)
+        : pending.length > 0 && MAX_LOCALS - this.entries_.length <= pending.length
+          ? oneOfKeysRule(pending)
+          : keyRule(this.deltaAllowed && this.keys.length === 0, this.taken(), this.names, pending.length === 0);
     this.current = new JsonString(rule, MAX_REPR_CHARS);
     this.state = 'key';
     return this.current.push(c, at);
@@ -368,7 +388,7 @@ export class LocalsSegment implements Segment {
   }
 
   clone(): LocalsSegment {
-    const c = new LocalsSegment(this.deltaAllowed, this.required, this.names, this.valueRule, this.unbound);
+    const c = new LocalsSegment(this.deltaAllowed, this.required, this.names, this.valueRule, this.unbound, this.mustHave);
     c.state = this.state;
     c.current = this.current?.clone() ?? null;
     c.key = this.key;

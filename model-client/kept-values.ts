@@ -133,12 +133,24 @@ function keptBesides(flow: ControlFlow, state: State, rebound: (f: FrameFlow) =>
 }
 
 /**
+ * Whether a step from a `for` header lands past its body: the loop ran out, binding nothing
+ * (its header binds only its targets, and only into the body). Only the loops control_flow.py
+ * lists (`loops`), whose iterable is a plain shape (no walrus to bind on entry).
+ */
+function loopExhausted(flow: ControlFlow, prev: State, landing: LandingFrame): boolean {
+  if (prev.event !== 'line' || (landing.event !== 'line' && landing.event !== 'return')) return false;
+  const loop = flow.loops.get(prev.line)?.find((l) => l.kind === 'for');
+  return loop?.body !== undefined && landing.line !== loop.body;
+}
+
+/**
  * The names bound to the same object in `prev` and in the state being written (null: none
  * known), with the rule above.
  */
 export function keptNames(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame): ((name: string) => boolean) | null {
   if (!action || !prev) return null;
-  if (SAME_FRAME_STEPS.has(action.kind) && landing.bare && RUNNING.has(prev.event) && landing.event !== 'call') return keptBesides(flow, prev, (f) => f.stores.get(prev.line));
+  if (SAME_FRAME_STEPS.has(action.kind) && landing.bare && RUNNING.has(prev.event) && landing.event !== 'call')
+    return keptBesides(flow, prev, (f) => (loopExhausted(flow, prev, landing) ? undefined : f.stores.get(prev.line)));
   if (SAME_FRAME_INVERSE_STEPS.has(action.kind) && landing.bare && RUNNING.has(landing.event) && landing.event !== 'call') return keptBesides(flow, prev, (f) => f.stores.get(landing.line));
   if ((action.kind === 'step_return' && landing.event === 'return' && prev.event !== 'return') || (action.kind === 'inv_step_call' && landing.event === 'call' && prev.event !== 'call')) return keptBesides(flow, prev, (f) => f.storedAnywhere);
   return null;

@@ -645,7 +645,7 @@ def pure_functions(tree, rebound, direct):
     if not program_tests_values(tree, rebound):
         return {}
     shapes = {}
-    defined = [n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+    defined = [n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     for node in tree.body:
         # A name defined twice is whichever def ran last.
         if not isinstance(node, ast.FunctionDef) or node.name not in direct or defined.count(node.name) != 1:

@@ -453,6 +453,21 @@ describe('a value assigned (a literal, or one the state before decides) is that 
     expect(await ok(st(4, { s: "'ab'", i: '1', c: "'bb'" }), { kind: 'step_over' }, to(5, '{"..": "..", "n": "7"}'), program)).toBe(true);
   });
 
+  it('a name the step surely bound must be shown, and a loop that ran out keeps its target', async () => {
+    const program = 'def f(s):\n    n = len(s)\n    for c in s:\n        n -= 1\n    return n\n';
+    const st = (n: number, locals: Record<string, string>): State => ({ event: 'line', line: n, source: sourceLines(program)[n - 1]!, stack: [{ function: 'f', line: n }], locals });
+    const to = (n: number, locals: string) => `${L.lineSep}${L.locSep}${n}${L.argSep}${locals}${L.srcSep}${sourceLines(program)[n - 1]}${L.actionSep}`;
+    const over = { kind: 'step_over' } as const;
+    expect(await ok(st(2, { s: "'ab'" }), over, to(3, '{"..": "..", "n": "2"}'), program)).toBe(true);
+    // n was not bound before: a delta without it would keep the state before, which lacks it.
+    expect(await ok(st(2, { s: "'ab'" }), over, to(3, '{"..": ".."}'), program)).toBe(false);
+    expect(await ok(st(3, { s: "'ab'", n: '2' }), over, to(4, `{"..": "..", "c": "'a'"}`), program)).toBe(true);
+    expect(await ok(st(3, { s: "'ab'", n: '2' }), over, to(4, '{"..": ".."}'), program)).toBe(false);
+    // Past the last element the header binds nothing: c stays 'b'.
+    expect(await ok(st(3, { s: "'ab'", n: '0', c: "'b'" }), over, to(5, '{"..": ".."}'), program)).toBe(true);
+    expect(await ok(st(3, { s: "'ab'", n: '0', c: "'b'" }), over, to(5, `{"..": "..", "c": "'a'"}`), program)).toBe(false);
+  });
+
   it('stepping back over `i += 1` or `s = s + c`, the value before is the value after less what was added', async () => {
     const program = 'def f(s, c, i):\n    i += 1\n    s = s + c\n    i = i * 2\n    return s\n';
     const st = (n: number, locals: Record<string, string>): State => ({ event: 'line', line: n, source: sourceLines(program)[n - 1]!, stack: [{ function: 'f', line: n }], locals });
