@@ -9,7 +9,7 @@
  * undefined: not known.
  */
 import type { Locals } from '../grammar/state.js';
-import type { PureFunction, TestExpr } from '../program-analysis/control-flow.js';
+import type { Mutated, PureFunction, TestExpr } from '../program-analysis/control-flow.js';
 import { type PyValue, pyRepr, reprValue } from './repr-value.js';
 
 /** True or false as Python would find the test on these locals; undefined where not known. */
@@ -47,6 +47,52 @@ export function evaluate(e: TestExpr, locals: Locals, functions: Functions = NO_
   } catch {
     // A limit of this engine (a BigInt or an array too large): not known, never a failed step.
     return undefined;
+  }
+}
+
+/**
+ * The value a local list or dict holds after a line changes it in place (`xs.append(x)`,
+ * `d[k] = v`), from the value the locals show before; undefined where not known or where the
+ * change would raise (`pop` of an empty list, an index out of range).
+ */
+export function mutated(m: Mutated, locals: Locals, functions: Functions = NO_FUNCTIONS): PyValue | undefined {
+  const before = Object.hasOwn(locals, m.name) ? locals[m.name] : undefined;
+  const v = before === undefined ? undefined : reprValue(before);
+  const args = m.args.map((a) => evaluate(a, locals, functions));
+  if (!v || args.some((a) => a === undefined)) return undefined;
+  const [a, b] = args as PyValue[];
+  if (v.type === 'dict') {
+    if (m.op !== 'setitem' || !hashable(a!)) return undefined;
+    const j = v.keys.findIndex((k) => equal(k, a!));
+    // An existing key keeps its place (and its own key object); a new one goes last.
+    if (j >= 0) return { type: 'dict', keys: v.keys, values: v.values.map((x, i) => (i === j ? b! : x)) };
+    return sized({ type: 'dict', keys: [...v.keys, a!], values: [...v.values, b!] });
+  }
+  if (v.type !== 'list') return undefined;
+  const n = BigInt(v.items.length);
+  switch (m.op) {
+    case 'append':
+      return sized({ type: 'list', items: [...v.items, a!] });
+    case 'extend': {
+      const more = iterated(a!);
+      return more && sized({ type: 'list', items: [...v.items, ...more] });
+    }
+    case 'pop':
+      return v.items.length === 0 ? undefined : { type: 'list', items: v.items.slice(0, -1) };
+    case 'insert': {
+      // list.insert clamps its index, negative from the end.
+      const i = a!.type === 'int' || a!.type === 'bool' ? numeric(a!) : undefined;
+      if (typeof i !== 'bigint') return undefined;
+      const k = i < 0n ? (i + n < 0n ? 0n : i + n) : i > n ? n : i;
+      return sized({ type: 'list', items: [...v.items.slice(0, Number(k)), b!, ...v.items.slice(Number(k))] });
+    }
+    case 'setitem': {
+      const i = a!.type === 'int' || a!.type === 'bool' ? numeric(a!) : undefined;
+      if (typeof i !== 'bigint') return undefined;
+      const k = i < 0n ? i + n : i;
+      if (k < 0n || k >= n) return undefined; // IndexError
+      return { type: 'list', items: v.items.map((x, j) => (BigInt(j) === k ? b! : x)) };
+    }
   }
 }
 

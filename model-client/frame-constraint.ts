@@ -28,7 +28,7 @@ import { bothRules, keptByCaller, keptNames, keptValueRule, type LandingFrame, o
 import { type ContentRule, JsonString, KnownNames, type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
 import { type FrameNames, LocSegment } from './loc-constraint.js';
 import { branchLanding } from './branch-landing.js';
-import { evaluate } from './expr-eval.js';
+import { evaluate, mutated } from './expr-eval.js';
 import { type LoopBefore, loopBefore, loopLanding, loopValues } from './loop-values.js';
 import { type PyValue, pyRepr, reprValue } from './repr-value.js';
 import { reprRule } from './repr-constraint.js';
@@ -78,7 +78,9 @@ const NO_NAMES: ReadonlySet<string> = new Set();
  * The names the line just run assigned, with their reprs: a forward step from a line event to
  * the next stop of the same frame (the location bare), after a line that only assigns
  * literals (`acc = []`: ControlFlow.literals) or a name an expression of values the state
- * before shows (`i += 1`, `c = s[i]`: ControlFlow.assigned, evaluated by expr-eval.ts). Not
+ * before shows (`i += 1`, `c = s[i]`: ControlFlow.assigned, evaluated by expr-eval.ts), or
+ * changes a local list or dict in place by such values (`xs.append(x)`, `d[k] = v`:
+ * ControlFlow.mutated). Not
  * for names declared global or nonlocal (not the frame's locals), nor where the program can
  * reach frames by hand or writes its own reprs.
  */
@@ -89,10 +91,12 @@ function valuesAssigned(flow: ControlFlow, action: Action | null, prev: State | 
   const literals = flow.literals.get(prev.line);
   if (literals) return Object.fromEntries(Object.entries(literals).filter(([name]) => !unstable.has(name)));
   const assigned = flow.assigned.get(prev.line);
-  if (!assigned || unstable.has(assigned.name)) return undefined;
-  const value = evaluate(assigned.value, prev.locals, flow.pure);
+  const changed = flow.mutated.get(prev.line);
+  const name = assigned?.name ?? changed?.name;
+  if (name === undefined || unstable.has(name)) return undefined;
+  const value = assigned ? evaluate(assigned.value, prev.locals, flow.pure) : mutated(changed!, prev.locals, flow.pure);
   const repr = value && pyRepr(value);
-  return repr === undefined ? undefined : { [assigned.name]: repr };
+  return repr === undefined ? undefined : { [name]: repr };
 }
 
 /**

@@ -115,6 +115,9 @@ export type Branch = z.infer<typeof BranchSchema>;
 /** A line that only assigns a name an expression of shown values (`i += 1`, `c = s[i]`). */
 const AssignedSchema = z.object({ name: z.string(), value: TestExprSchema });
 export type Assigned = z.infer<typeof AssignedSchema>;
+/** A line that only changes a local list or dict in place (`xs.append(x)`, `d[k] = v`). */
+const MutatedSchema = z.object({ name: z.string(), op: z.enum(['append', 'extend', 'insert', 'pop', 'setitem']), args: z.array(TestExprSchema) });
+export type Mutated = z.infer<typeof MutatedSchema>;
 /** A function of the program a call of shown values may evaluate: its body is only `return EXPR` of its parameters. */
 const PureFunctionSchema = z.object({ params: z.array(z.string()), body: TestExprSchema });
 export type PureFunction = z.infer<typeof PureFunctionSchema>;
@@ -132,6 +135,7 @@ const FlowSchema = z.discriminatedUnion('kind', [
     assigned: z.record(z.string(), AssignedSchema),
     returned: z.record(z.string(), TestExprSchema),
     pure: z.record(z.string(), PureFunctionSchema),
+    mutated: z.record(z.string(), MutatedSchema),
   }),
   z.object({ kind: z.literal('error'), message: z.string() }),
 ]);
@@ -230,6 +234,8 @@ export class ControlFlow {
     readonly returned: ReadonlyMap<number, TestExpr> = new Map(),
     /** The program's functions a call in those expressions may stand for (control_flow.py's `pure`). */
     readonly pure: ReadonlyMap<string, PureFunction> = new Map(),
+    /** Line -> the local list or dict it changes in place, and how (control_flow.py's `mutated`). */
+    readonly mutated: ReadonlyMap<number, Mutated> = new Map(),
   ) {}
 
   /** unboundBefore's answers, by frame name and line. */
@@ -279,8 +285,9 @@ export class ControlFlow {
     const assigned = new Map(Object.entries(out.assigned).map(([line, a]) => [Number(line), a] as const));
     const returned = new Map(Object.entries(out.returned).map(([line, value]) => [Number(line), value] as const));
     const pure = new Map(Object.entries(out.pure));
+    const mutated = new Map(Object.entries(out.mutated).map(([line, m]) => [Number(line), m] as const));
     const names = { unstable: new Set(out.unstable), directOnly: new Set(out.direct_only), localsByCodeOnly };
-    return new ControlFlow(frames, ownReprs, names, literals, loops, returnsLiteral, branches, assigned, returned, pure);
+    return new ControlFlow(frames, ownReprs, names, literals, loops, returnsLiteral, branches, assigned, returned, pure, mutated);
   }
 
   /**

@@ -87,6 +87,10 @@ and, for the whole program:
                  return event there carries after the line event whose state shows every value
                  it reads
 
+  mutated        line -> {name, op, args} for a line that only changes a local list or dict in place
+                 with values of such expressions: `xs.append(x)`, `xs.extend(ys)`,
+                 `xs.insert(i, x)`, `xs.pop()`, `xs[i] = x`, `d[k] = v` (see mutated_lines)
+
   pure           name -> {params, body} for the functions a call in such an expression may stand
                  for (`if is_match(c, t):` over `def is_match(c, t): return c == t`): plain
                  module-level functions only called by name, with positional parameters and no
@@ -698,6 +702,38 @@ def assigned_lines(tree, statements, rebound, pure):
     return out
 
 
+MUTATORS = {'append': 1, 'extend': 1, 'insert': 2, 'pop': 0}
+
+
+def mutated_lines(tree, statements, rebound, pure):
+    """line -> {name, op, args} for a line that only changes a local list or dict in place by values a
+    state shows: `NAME.append(X)`, `NAME.extend(X)`, `NAME.insert(I, X)`, `NAME.pop()` (its result
+    unused), `NAME[K] = X` (op `setitem`, args [K, X]). What NAME shows after is the state
+    before's value so changed (model-client/expr-eval.ts's mutated)."""
+    if not program_tests_values(tree, rebound):
+        return {}
+    out = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt) or node.lineno != node.end_lineno or statements[node.lineno] != 1:
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
+                and isinstance(node.value.func.value, ast.Name) and not node.value.keywords \
+                and MUTATORS.get(node.value.func.attr) == len(node.value.args):
+            name, op, parts = node.value.func.value.id, node.value.func.attr, node.value.args
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
+                and isinstance(node.targets[0].value, ast.Name) and not isinstance(node.targets[0].slice, ast.Slice):
+            name, op, parts = node.targets[0].value.id, 'setitem', [node.targets[0].slice, node.value]
+        else:
+            continue
+        # `xs.append(xs)` would make a list that holds itself.
+        args = [test_expr(a, rebound, op == 'extend', pure) for a in parts]
+        held = [e for a in parts for e in ([a] + (a.elts if isinstance(a, (ast.List, ast.Tuple)) else []))]
+        if None in args or any(isinstance(e, ast.Name) and e.id == name for e in held):
+            continue
+        out[node.lineno] = {'name': name, 'op': op, 'args': args}
+    return out
+
+
 def returned_lines(tree, statements, rebound, pure):
     """line -> the value (a JSON tree, as a branch's test) of a line that is only `return EXPR`, EXPR
     an expression a branch test may be and not a literal (`returns_literal` has those)."""
@@ -843,7 +879,8 @@ def control_flow(source):
             'literals': by_line(literals), 'returns_literal': by_line(return_literals(tree, statements, rebinds_set)),
             'loops': by_line(loop_lines(tree, rebound)), 'branches': by_line(branch_lines(tree, statements, rebound, pure_names)),
             'assigned': by_line(assigned_lines(tree, statements, rebound, pure_names)),
-            'returned': by_line(returned_lines(tree, statements, rebound, pure_names)), 'pure': pure}
+            'returned': by_line(returned_lines(tree, statements, rebound, pure_names)), 'pure': pure,
+            'mutated': by_line(mutated_lines(tree, statements, rebound, pure_names))}
 
 
 def main():

@@ -10,9 +10,9 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { State } from '../grammar/state.js';
 import { branchLanding } from '../model-client/branch-landing.js';
-import { evaluate, testHolds } from '../model-client/expr-eval.js';
+import { evaluate, mutated, testHolds } from '../model-client/expr-eval.js';
 import { pyRepr } from '../model-client/repr-value.js';
-import { ControlFlow, type TestExpr } from '../program-analysis/control-flow.js';
+import { ControlFlow, type Mutated, type TestExpr } from '../program-analysis/control-flow.js';
 import { pythonExecutable } from '../tracer/run-tracer.js';
 
 /** Random tests over random locals, with Python's verdict: `holds` true/false, or null where it raises. */
@@ -139,6 +139,46 @@ describe('expressions against Python', () => {
     const floats = [0, -0, 1, 1.5, 0.1, 1e16, 1e15, 123456789.125, 1e-4, 1e-5, 2.5e-7, 1.7976931348623157e308, 5e-324, -3.25e22, 1 / 3];
     const run = spawnSync(pythonExecutable(), ['-c', 'import sys, json; print(json.dumps([repr(float(x)) for x in sys.argv[1:]]))', ...floats.map((x) => (Object.is(x, -0) ? '-0.0' : String(x)))], { encoding: 'utf8' });
     expect(floats.map((value) => pyRepr({ type: 'float', value }))).toEqual(JSON.parse(run.stdout));
+  });
+
+  it('changes a list or dict in place as Python does (append, extend, insert, pop, item assignment)', () => {
+    const script = String.raw`
+import ast, copy, json, random, sys
+sys.path.insert(0, 'program-analysis')
+from control_flow import test_expr
+rng = random.Random(11)
+POOL = [0, 1, -1, 2, 'a', 'b', None, 2.5, True, (1, 2), [3], {'k': 1}]
+out = []
+for _ in range(3000):
+    a = rng.choice([[rng.choice(POOL) for _ in range(rng.randrange(4))], {rng.choice(['a', 'b', 1, 2]): rng.choice(POOL) for _ in range(rng.randrange(3))}, 'ab', 7])
+    b = rng.choice(POOL)
+    op, args = rng.choice([('append', ['b']), ('extend', [rng.choice(['b', '[b, 1]', 'range(2)', '(x for x in "xy")'])]), ('insert', [rng.choice(['0', '-1', '9', '-9', 'b']), 'b']),
+                           ('pop', []), ('setitem', [rng.choice(['0', '-1', '5', "'a'", 'b', '1']), 'b'])])
+    env = {'a': copy.deepcopy(a), 'b': copy.deepcopy(b)}
+    text = f"a[{args[0]}] = {args[1]}" if op == 'setitem' else f"a.{op}({', '.join(args)})"
+    try:
+        exec(text, env)
+        after = repr(env['a'])
+    except Exception:
+        after = None
+    out.append({'text': text, 'op': op, 'args': [test_expr(ast.parse(x, mode='eval').body, set(), op == 'extend') for x in args],
+                'locals': {'a': repr(a), 'b': repr(b)}, 'after': after})
+print(json.dumps(out))
+`;
+    const run = spawnSync(pythonExecutable(), ['-c', script], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    expect(run.status, run.stderr).toBe(0);
+    const cases = JSON.parse(run.stdout) as { text: string; op: Mutated['op']; args: TestExpr[]; locals: Record<string, string>; after: string | null }[];
+    let written = 0;
+    const wrong: string[] = [];
+    for (const c of cases) {
+      const v = mutated({ name: 'a', op: c.op, args: c.args }, c.locals);
+      const repr = v && pyRepr(v);
+      if (repr === undefined) continue;
+      written++;
+      if (repr !== c.after) wrong.push(`${c.text} with ${JSON.stringify(c.locals)}: ${repr}, Python ${c.after}`);
+    }
+    expect(wrong.slice(0, 10)).toEqual([]);
+    expect(written).toBeGreaterThan(0.6 * cases.filter((c) => c.after !== null).length);
   });
 
   it('walks comprehensions and generator expressions, binding their targets over the locals', async () => {
