@@ -151,7 +151,7 @@ async function statesCommand({ values }: Parsed<typeof STATES_FLAGS>, usage: Usa
 const CRUXEVAL_FLAGS = {
   task: { type: 'string', value: 'output|input', description: 'predict the output from the input, or the input from the output' },
   data: { type: 'string', value: 'FILE.jsonl', description: 'the held-out set (default evaluation/heldout.jsonl)' },
-  method: { type: 'string', value: OUTPUT_METHODS.join('|'), description: 'how a call is run to its return (default breakpoint, the better output method)' },
+  method: { type: 'string', value: OUTPUT_METHODS.join('|'), description: "how a call is run to its return: the output task's run, the input task's forward check (default breakpoint)" },
   limit: { type: 'string', value: 'N', description: 'the first N rows only' },
   json: { type: 'boolean', description: 'print the report as JSON' },
   model: { type: 'string', value: 'DIR', description: 'a model folder (default: models/default)' },
@@ -175,9 +175,9 @@ async function cruxevalCommand({ values }: Parsed<typeof CRUXEVAL_FLAGS>, usage:
   if (task !== 'output' && task !== 'input') throw usage('--task must be output or input');
   const method = values.method ?? 'breakpoint';
   if (!isOutputMethod(method)) throw usage(`--method must be one of ${OUTPUT_METHODS.join(', ')}`);
-  if (values.method !== undefined && task === 'input') throw usage('--method applies to --task output only');
   const check = values.check ?? 'forward';
   if (check !== 'forward' && check !== 'none') throw usage('--check must be forward or none');
+  if (values.method !== undefined && task === 'input' && check === 'none') throw usage('--method applies to the output task and the input task\'s forward check, not to --check none');
   if (values.check !== undefined && task === 'output') throw usage('--check applies to --task input only');
   const rows = await loadRows(values.data, limitOf(values.limit, usage), usage);
   const dir = values.model ?? defaultModelDir();

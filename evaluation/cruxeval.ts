@@ -135,7 +135,7 @@ async function inverseInput(p: NeuralPredictor, frames: PartialFrameDecoder, row
  * predicted return is the output wins, with the forward path's probability as its confidence.
  * When none does, the model's own answer stands.
  */
-async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape, opts: { samples?: number; check: boolean }): Promise<Predicted> {
+async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape, opts: { samples?: number; check: boolean; method?: OutputMethod }): Promise<Predicted> {
   if (!opts.check) return inverseInput(p, frames, row, shape, opts.samples);
   // Without an answer of its own (a model failure) the model may still confirm the other candidate.
   const own: { ok: true; answer: Predicted } | { ok: false; error: unknown } = await inverseInput(p, frames, row, shape, opts.samples).then(
@@ -147,7 +147,7 @@ async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row
   );
   const candidates = [...new Set([...(own.ok ? [own.answer.text] : []), row.output])];
   for (const args of candidates) {
-    const outcome = await predictCandidateCall(p, row.code, { entry: 'f', args }, shape.returns, opts.samples);
+    const outcome = await predictCandidateCall(p, row.code, { entry: 'f', args }, shape.returns, opts.samples, opts.method);
     if (outcome?.kind === 'returned' && outcome.value === row.output) return { text: args, confidence: outcome.confidence };
   }
   if (!own.ok) throw own.error;
@@ -177,7 +177,7 @@ export async function evaluateCruxEval(rows: readonly HeldoutRow[], p: NeuralPre
     const shape = shapes[i]!;
     try {
       if (!shape.ok) throw new NoPrediction(`cannot read f: ${shape.error}`);
-      const predicted = opts.task === 'output' ? await predictOutput(p, row, shape, method, opts.samples) : await predictInput(p, frames, row, shape, { ...(opts.samples === undefined ? {} : { samples: opts.samples }), check: opts.check ?? true });
+      const predicted = opts.task === 'output' ? await predictOutput(p, row, shape, method, opts.samples) : await predictInput(p, frames, row, shape, { ...(opts.samples === undefined ? {} : { samples: opts.samples }), check: opts.check ?? true, ...(opts.method === undefined ? {} : { method: opts.method }) });
       model.push({ prediction: predicted.text, passed: false, confidence: predicted.confidence });
     } catch (err) {
       if (failureKind(err) === 'internal') internalErrors.push({ id: row.id, message: describeError(err) });

@@ -121,12 +121,12 @@ async function runFromCall(p: Predictor, code: string, call: State, opts: Predic
 
 /**
  * A candidate input's forward run (the input task's check and the debugger's Predict Inputs):
- * predictCall by the breakpoint method on the entry's return lines, or null when the call
+ * predictCall (by default by the breakpoint method on the entry's return lines), or null when the call
  * cannot be run: arguments that are not literals (a repr the model cut with `…`), or no
  * prediction. Other errors are bugs and are thrown.
  */
-export async function predictCandidateCall(p: Predictor, code: string, entry: Entry, returns: readonly number[], samples?: number): Promise<CallOutcome | null> {
-  const opts: PredictCallOptions = { method: 'breakpoint', returns, ...(samples === undefined ? {} : { samples }) };
+export async function predictCandidateCall(p: Predictor, code: string, entry: Entry, returns: readonly number[], samples?: number, method: OutputMethod = 'breakpoint'): Promise<CallOutcome | null> {
+  const opts: PredictCallOptions = { method, returns, ...(samples === undefined ? {} : { samples }) };
   try {
     return await predictCall(p, code, entry, opts);
   } catch (err) {
