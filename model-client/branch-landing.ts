@@ -3,8 +3,8 @@
  * decides its test (expr-eval.ts: the test only reads values the locals show, and
  * control_flow.py's `branches` lists such headers). Nothing runs.
  *
- * - Forward from the header (step_into: where the test calls no function of the program, in
- *   which it would stop first): the test holds, so the next stop is the body's first line and
+ * - Forward from the header (step_into: where the test opens no frame, a call of the
+ *   program's or a comprehension, in which it would stop first): the test holds, so the next stop is the body's first line and
  *   nothing is called or raised on the way; or it does not, so the next stop is anywhere the
  *   header leads but the body.
  * - Back from a line to a header before it: the header binds nothing, so its state showed the
@@ -12,8 +12,8 @@
  *   (into its body where the test fails, past it where the test holds) is not the line before.
  */
 import type { Action, State } from '../grammar/state.js';
-import type { ControlFlow, FrameFlow, HeadLanding, Landing } from '../program-analysis/control-flow.js';
-import { callsProgram, testHolds } from './expr-eval.js';
+import { type ControlFlow, type FrameFlow, type HeadLanding, type Landing, runsStatements } from '../program-analysis/control-flow.js';
+import { opensFrame, testHolds } from './expr-eval.js';
 
 const STEPS: ReadonlySet<Action['kind']> = new Set(['step_over', 'step_into']);
 const INVERSE_STEPS: ReadonlySet<Action['kind']> = new Set(['inv_step_over', 'inv_step_into']);
@@ -22,9 +22,11 @@ const NONE: HeadLanding = { bare: new Set(), stacks: new Set() };
 /** `landing` narrowed by the branch tests the state before decides. */
 export function branchLanding(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: Landing): Landing {
   if (!action || !prev || prev.event !== 'line' || flow.ownReprs) return landing;
-  const f = flow.frames.get(prev.stack[prev.stack.length - 1]!.function);
-  // A module or class body's names live in a namespace the locals do not show whole.
-  if (!f || f.params === null) return landing;
+  const fn = prev.stack[prev.stack.length - 1]!.function;
+  const f = flow.frames.get(fn);
+  // A module or class body's names live in a namespace the locals do not show whole; a
+  // comprehension's frame reports the line of the statement it is in, not that statement.
+  if (!f || f.params === null || !runsStatements(fn)) return landing;
   if (STEPS.has(action.kind)) return fromHeader(flow, action, prev, landing);
   if (INVERSE_STEPS.has(action.kind)) return backToHeader(flow, f, prev, landing);
   return landing;
@@ -34,8 +36,9 @@ function fromHeader(flow: ControlFlow, action: Action, prev: State, landing: Lan
   const branch = flow.branches.get(prev.line);
   const bare = landing.line?.bare;
   if (!branch || !bare?.has(branch.body)) return landing;
-  // step_into stops in a function of the program the test calls (`if is_match(c, t):`) first.
-  if (action.kind === 'step_into' && callsProgram(branch.test)) return landing;
+  // step_into stops first in a frame the test opens: a function of the program it calls
+  // (`if is_match(c, t):`), a comprehension or generator expression (`if any(...)`).
+  if (action.kind === 'step_into' && opensFrame(branch.test)) return landing;
   const holds = testHolds(branch.test, prev.locals, flow.pure);
   if (holds === undefined) return landing;
   if (holds) return { line: { bare: new Set([branch.body]), stacks: new Set() }, line_call: NONE, exception: NONE, return: NONE, call: NONE };

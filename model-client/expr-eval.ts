@@ -34,10 +34,14 @@ const NO_FUNCTIONS: Functions = new Map();
 const BUDGET = 100_000;
 const MAX_DEPTH = 200;
 
-/** Whether the expression calls a function of the program (so step_into stops in it before the line ends). */
-export function callsProgram(e: TestExpr): boolean {
-  if ('calls' in e) return true;
-  return Object.values(e).some((part) => (Array.isArray(part) ? part.some((p) => p !== null && typeof p === 'object' && callsProgram(p as TestExpr)) : typeof part === 'object' && part !== null && callsProgram(part as TestExpr)));
+/**
+ * Whether evaluating the expression opens a frame: a call of a function of the program, a
+ * comprehension or generator expression (each runs in its own frame). step_into stops there
+ * before the line ends.
+ */
+export function opensFrame(e: TestExpr): boolean {
+  if ('calls' in e || 'comp' in e) return true;
+  return Object.values(e).some((part) => (Array.isArray(part) ? part.some((p) => p !== null && typeof p === 'object' && opensFrame(p as TestExpr)) : typeof part === 'object' && part !== null && opensFrame(part as TestExpr)));
 }
 
 /** The expression's value on these locals; undefined where not known. */

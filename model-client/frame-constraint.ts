@@ -23,7 +23,7 @@ import { escapePayload } from '../grammar/escape.js';
 import { HEADS, type Head, type Part, STEP_ACTIONS, frameEnd, headsAfter, layoutOf } from '../grammar/layout.js';
 import type { Action, Event, State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, MAX_REPR_CHARS, truncateRepr, truncateText, MAX_LOCALS } from '../grammar/truncate.js';
-import { type ControlFlow, headImpossible, type Landing, type TestExpr } from '../program-analysis/control-flow.js';
+import { type ControlFlow, headImpossible, type Landing, runsStatements, type TestExpr } from '../program-analysis/control-flow.js';
 import { bothRules, keptByCaller, keptNames, keptValueRule, type LandingFrame, oneOfTextsRule, sameTextRule } from './kept-values.js';
 import { type ContentRule, JsonString, KnownNames, type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
 import { type FrameNames, LocSegment } from './loc-constraint.js';
@@ -89,6 +89,8 @@ function valuesAssigned(flow: ControlFlow, action: Action | null, prev: State | 
   if ((action?.kind !== 'step_over' && action?.kind !== 'step_into') || !flow.programNames.localsByCodeOnly) return undefined;
   const { unstable } = flow.programNames;
   const literals = flow.literals.get(prev.line);
+  // A comprehension's frame on the line does not run the line's statement.
+  if (!runsStatements(prev.stack[prev.stack.length - 1]!.function)) return undefined;
   if (literals) return Object.fromEntries(Object.entries(literals).filter(([name]) => !unstable.has(name)));
   const assigned = flow.assigned.get(prev.line);
   const changed = flow.mutated.get(prev.line);
@@ -112,6 +114,7 @@ function valuesAssigned(flow: ControlFlow, action: Action | null, prev: State | 
 function valuesUndone(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame): Readonly<Record<string, string>> | undefined {
   if (!prev || prev.event !== 'line' || !landing.bare || landing.event !== 'line') return undefined;
   if ((action?.kind !== 'inv_step_over' && action?.kind !== 'inv_step_into') || !flow.programNames.localsByCodeOnly) return undefined;
+  if (!runsStatements(prev.stack[prev.stack.length - 1]!.function)) return undefined;
   const assigned = flow.assigned.get(landing.line);
   const v = assigned?.value;
   if (!assigned || flow.programNames.unstable.has(assigned.name) || !v || !('binary' in v) || (v.binary !== '+' && v.binary !== '-')) return undefined;
@@ -523,6 +526,7 @@ export class FrameConstraint {
   private valueReturned(): string[] | undefined {
     const { flow, action, prev } = this.rules;
     if (!flow?.programNames.localsByCodeOnly || !prev || prev.event !== 'line' || prev.line !== this.line || !this.bare) return undefined;
+    if (!runsStatements(prev.stack[prev.stack.length - 1]!.function)) return undefined;
     if (action?.kind !== 'step_over' && action?.kind !== 'step_into') return undefined;
     const expr = flow.returned.get(this.line);
     const value = expr && evaluate(expr, prev.locals, flow.pure);

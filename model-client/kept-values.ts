@@ -22,7 +22,7 @@
  */
 import type { Action, Event, State } from '../grammar/state.js';
 import { truncateRepr } from '../grammar/truncate.js';
-import type { ControlFlow, FrameFlow } from '../program-analysis/control-flow.js';
+import { type ControlFlow, type FrameFlow, runsStatements } from '../program-analysis/control-flow.js';
 import type { ContentRule } from './json-constraint.js';
 import { reprRule } from './repr-constraint.js';
 
@@ -139,6 +139,8 @@ function keptBesides(flow: ControlFlow, state: State, rebound: (f: FrameFlow) =>
  */
 function loopExhausted(flow: ControlFlow, prev: State, landing: LandingFrame): boolean {
   if (prev.event !== 'line' || (landing.event !== 'line' && landing.event !== 'return')) return false;
+  // A comprehension's frame reports the header's line too (`for x in [y for y in ys]:`).
+  if (!runsStatements(prev.stack[prev.stack.length - 1]!.function)) return false;
   const loop = flow.loops.get(prev.line)?.find((l) => l.kind === 'for');
   return loop?.body !== undefined && landing.line !== loop.body;
 }

@@ -535,6 +535,16 @@ export class ControlFlow {
   }
 }
 
+/**
+ * Whether a frame of this name runs statements (a function's or the module's), not only an
+ * expression (a comprehension, a generator expression, a lambda, reported on the line of the
+ * statement they are in): the rules keyed by a statement's line (`branches`, `assigned`,
+ * `returned`, `mutated`) are that statement's frame's only.
+ */
+export function runsStatements(fn: string): boolean {
+  return fn === '<module>' || !fn.startsWith('<');
+}
+
 /** Whether a head has no location at all (so the head itself cannot come). */
 export function headImpossible(h: HeadLanding | undefined): boolean {
   return h !== undefined && h.bare !== undefined && h.bare.size === 0 && h.stacks !== undefined && h.stacks.size === 0;
