@@ -34,14 +34,20 @@ const NO_FUNCTIONS: Functions = new Map();
 const BUDGET = 100_000;
 const MAX_DEPTH = 200;
 
+/** Whether `hit` holds for the expression or any expression within it. */
+export function someExpr(e: TestExpr, hit: (e: TestExpr) => boolean): boolean {
+  if (hit(e)) return true;
+  const within = (part: unknown): boolean => (Array.isArray(part) ? part.some(within) : part !== null && typeof part === 'object' && someExpr(part as TestExpr, hit));
+  return Object.values(e).some(within);
+}
+
 /**
  * Whether evaluating the expression opens a frame: a call of a function of the program, a
  * comprehension or generator expression (each runs in its own frame). step_into stops there
  * before the line ends.
  */
 export function opensFrame(e: TestExpr): boolean {
-  if ('calls' in e || 'comp' in e) return true;
-  return Object.values(e).some((part) => (Array.isArray(part) ? part.some((p) => p !== null && typeof p === 'object' && opensFrame(p as TestExpr)) : typeof part === 'object' && part !== null && opensFrame(part as TestExpr)));
+  return someExpr(e, (x) => 'calls' in x || 'comp' in x);
 }
 
 /** The expression's value on these locals; undefined where not known. */

@@ -28,7 +28,7 @@ import { bothRules, keptByCaller, keptNames, keptValueRule, type LandingFrame, o
 import { type ContentRule, JsonString, KnownNames, type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
 import { type FrameNames, LocSegment } from './loc-constraint.js';
 import { branchLanding } from './branch-landing.js';
-import { evaluate, mutated } from './expr-eval.js';
+import { evaluate, mutated, someExpr } from './expr-eval.js';
 import { type LoopBefore, loopBefore, loopLanding, loopValues } from './loop-values.js';
 import { type PyValue, pyRepr, reprValue } from './repr-value.js';
 import { reprRule } from './repr-constraint.js';
@@ -119,18 +119,13 @@ function valuesUndone(flow: ControlFlow, action: Action | null, prev: State | un
   const v = assigned?.value;
   if (!assigned || flow.programNames.unstable.has(assigned.name) || !v || !('binary' in v) || (v.binary !== '+' && v.binary !== '-')) return undefined;
   const [self, added] = v.operands as [TestExpr, TestExpr];
-  if (!('name' in self) || self.name !== assigned.name || readsName(added, assigned.name)) return undefined;
+  if (!('name' in self) || self.name !== assigned.name || someExpr(added, (x) => 'name' in x && x.name === assigned.name)) return undefined;
   const after = prev.locals[assigned.name];
   const now = after === undefined ? undefined : reprValue(after);
   const part = evaluate(added, prev.locals, flow.pure);
   const before = now && part && undoAdd(v.binary, now, part);
   const repr = before && pyRepr(before);
   return repr === undefined ? undefined : { [assigned.name]: repr };
-}
-
-function readsName(e: TestExpr, name: string): boolean {
-  if ('name' in e) return e.name === name;
-  return Object.values(e).some((part) => (Array.isArray(part) ? part.some((p) => p !== null && typeof p === 'object' && readsName(p, name)) : typeof part === 'object' && part !== null && readsName(part, name)));
 }
 
 /** The value `x` with `x OP part` equal to `after`: ints exactly (not floats: rounding), sequences by their suffix. */
