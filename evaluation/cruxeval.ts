@@ -169,7 +169,7 @@ export interface EvaluateCruxOptions {
 const BASELINE_NAMES: Record<CruxTask, string> = { output: 'first argument unchanged', input: 'the output as the only argument' };
 
 export async function evaluateCruxEval(rows: readonly HeldoutRow[], p: NeuralPredictor, frames: PartialFrameDecoder, opts: EvaluateCruxOptions): Promise<CruxReport> {
-  const method = opts.method ?? 'breakpoint';
+  const method = opts.method ?? (opts.task === 'output' ? 'step_over' : 'breakpoint');
   const shapes = await inspectRows(rows);
   const model: Attempt[] = [];
   const internalErrors: InternalError[] = [];
