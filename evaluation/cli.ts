@@ -151,13 +151,14 @@ async function statesCommand({ values }: Parsed<typeof STATES_FLAGS>, usage: Usa
 const CRUXEVAL_FLAGS = {
   task: { type: 'string', value: 'output|input', description: 'predict the output from the input, or the input from the output' },
   data: { type: 'string', value: 'FILE.jsonl', description: 'the held-out set (default evaluation/heldout.jsonl)' },
-  method: { type: 'string', value: OUTPUT_METHODS.join('|'), description: "how a call is run to its return: the output task's run (default step_over, the better output method), the input task's forward check (default breakpoint)" },
+  method: { type: 'string', value: OUTPUT_METHODS.join('|'), description: "how a call is run to its return: the output task's run and the input task's forward check (default step_over, the better method for both on real code)" },
   limit: { type: 'string', value: 'N', description: 'the first N rows only' },
   json: { type: 'boolean', description: 'print the report as JSON' },
   model: { type: 'string', value: 'DIR', description: 'a model folder (default: models/default)' },
   precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32; int8: the folder's int8 file)" },
   samples: { type: 'string', value: 'N', description: 'vote over N sampled frames per jump (default 1: greedy)' },
   check: { type: 'string', value: 'forward|none', description: "input task: run the model's answer and the output-as-argument forward with the model, keep one that returns the output (default forward)" },
+  draws: { type: 'string', value: 'N', description: 'input task, forward check: when both fail, sample N call frames and check the distinct ones too (default 0)' },
 } satisfies FlagSpecs;
 
 const CRUXEVAL_COMMAND = defineCommand({
@@ -173,14 +174,16 @@ evaluation/heldout.jsonl (evaluation/heldout-real.jsonl: real code).`,
 async function cruxevalCommand({ values }: Parsed<typeof CRUXEVAL_FLAGS>, usage: UsageErrorFactory): Promise<void> {
   const task = values.task;
   if (task !== 'output' && task !== 'input') throw usage('--task must be output or input');
-  // Line by line is the better output method on real code since the eleventh session's rules
-  // (README, "Held-out results"); the input task's forward check stays the measured breakpoint.
-  const method = values.method ?? (task === 'output' ? 'step_over' : 'breakpoint');
+  // Line by line is the better method on real code since the eleventh session's rules, for
+  // the output task's run and the input task's forward check alike (README, "Held-out results").
+  const method = values.method ?? 'step_over';
   if (!isOutputMethod(method)) throw usage(`--method must be one of ${OUTPUT_METHODS.join(', ')}`);
   const check = values.check ?? 'forward';
   if (check !== 'forward' && check !== 'none') throw usage('--check must be forward or none');
   if (values.method !== undefined && task === 'input' && check === 'none') throw usage('--method applies to the output task and the input task\'s forward check, not to --check none');
   if (values.check !== undefined && task === 'output') throw usage('--check applies to --task input only');
+  const draws = values.draws === undefined ? undefined : limitOf(values.draws, usage, '--draws');
+  if (draws !== undefined && (task !== 'input' || check === 'none')) throw usage('--draws applies to the input task\'s forward check only');
   const rows = await loadRows(values.data, limitOf(values.limit, usage), usage);
   const dir = values.model ?? defaultModelDir();
   const model = await loadModel(dir, precisionOf(values.precision, usage), usage);
@@ -188,7 +191,7 @@ async function cruxevalCommand({ values }: Parsed<typeof CRUXEVAL_FLAGS>, usage:
     const frames = await PartialFrameDecoder.load(model, dir);
     const bar = new ProgressBar(`cruxeval ${task}`, rows.length);
     const samples = limitOf(values.samples, usage, '--samples');
-    const report = await evaluateCruxEval(rows, model, frames, { task, method, check: check === 'forward', ...(samples === undefined ? {} : { samples }), onProgress: (done) => bar.update(done) });
+    const report = await evaluateCruxEval(rows, model, frames, { task, method, check: check === 'forward', ...(samples === undefined ? {} : { samples }), ...(draws === undefined ? {} : { draws }), onProgress: (done) => bar.update(done) });
     process.stdout.write(values.json ? JSON.stringify({ modelDir: dir, ...report }, null, 2) + '\n' : formatCruxEval(report));
   } finally {
     await model.release();
