@@ -79,7 +79,7 @@ export function predictInputs(runtime: NeuralRuntime, valueRepr: string, complet
 interface Asked {
   program: string;
   entry: string;
-  /** The entry's return lines, in the file's numbers (breakpoints for predictCall). */
+  /** The entry's return lines, in the file's numbers (for predictCall's breakpoint method). */
   returns: readonly number[];
   value: string;
   samples?: number | undefined;
@@ -93,7 +93,7 @@ interface ForwardRun {
 
 /**
  * The model's run of the entry with `args` from its call to its end (predictCandidateCall:
- * breakpoints on the entry's return lines, then on to its return), on a sibling of the
+ * line by line, as `ndb eval cruxeval --task input` checks), on a sibling of the
  * session's predictor so that the run's prompt cache stays as it was; null when it cannot
  * run. Nothing runs in Python but the binding of literal arguments.
  */

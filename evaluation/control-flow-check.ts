@@ -13,7 +13,7 @@ import { StateTree } from '../state-tree/tree.js';
 import type { ControlFlow } from '../program-analysis/control-flow.js';
 import { FrameConstraint, type FrameRules } from '../model-client/frame-constraint.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
-import { callerOnCallLine, frameStates, type RunHistory } from '../model-client/kept-values.js';
+import { callerOnCallLine, entryState, frameStates, type RunHistory } from '../model-client/kept-values.js';
 
 /** Feeds a frame's text: each special token alone, each payload whole. */
 export function feedText(c: FrameConstraint, text: string): boolean {
@@ -88,7 +88,7 @@ export function checkTree(tree: StateTree, flow: ControlFlow, lines: readonly st
     const later = tree.states.slice(i + 1).find((s) => s.event === 'line');
     if (later) actions.push({ kind: 'breakpoint', line: later.line, source: later.source });
     // The run in order: each state's caller on its call line and its frame's state before, as a history of steps shows them.
-    const history = { caller: callerOnCallLine(run, i), frameStates: frameStates(run, i) };
+    const history = { caller: callerOnCallLine(run, i), frameStates: frameStates(run, i), entry: entryState(run, i) };
     for (const action of actions) {
       const l = tree.move(i, action);
       check('forward', prev, action, 'node' in l ? { state: tree.states[l.node]! } : l, history);

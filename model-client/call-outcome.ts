@@ -121,11 +121,12 @@ async function runFromCall(p: Predictor, code: string, call: State, opts: Predic
 
 /**
  * A candidate input's forward run (the input task's check and the debugger's Predict Inputs):
- * predictCall (by default by the breakpoint method on the entry's return lines), or null when the call
- * cannot be run: arguments that are not literals (a repr the model cut with `…`), or no
- * prediction. Other errors are bugs and are thrown.
+ * predictCall (by default line by line, step_over: the better method for it on real code,
+ * README "Held-out results"), or null when the call cannot be run: arguments that are not
+ * literals (a repr the model cut with `…`), or no prediction. Other errors are bugs and are
+ * thrown.
  */
-export async function predictCandidateCall(p: Predictor, code: string, entry: Entry, returns: readonly number[], samples?: number, method: OutputMethod = 'breakpoint'): Promise<CallOutcome | null> {
+export async function predictCandidateCall(p: Predictor, code: string, entry: Entry, returns: readonly number[], samples?: number, method: OutputMethod = 'step_over'): Promise<CallOutcome | null> {
   const opts: PredictCallOptions = { method, returns, ...(samples === undefined ? {} : { samples }) };
   try {
     return await predictCall(p, code, entry, opts);

@@ -69,10 +69,20 @@ export interface FrameRules {
   caller?: State;
   /** The frame's states before `prev`, newest first, as far as the history holds them (kept-values.ts frameStates): where a loop came from, how often it went round. */
   frameStates?: readonly State[];
+  /** The run's latest state in its entry frame alone (kept-values.ts entryState): what a comprehension of the entry's parameters walks, after a jump. */
+  entry?: State;
 }
 
 /** No names: nothing known to rule out. */
 const NO_NAMES: ReadonlySet<string> = new Set();
+
+/** What a forward step to a landing decides (FrameConstraint.valuesStepped). */
+interface SteppedValues {
+  /** The names the line just run assigned, with their values' reprs (valuesAssigned). */
+  assigned?: Readonly<Record<string, string>>;
+  /** A loop's targets entering its body, with the elements that may come next (loop-values.ts). */
+  iterated?: Readonly<Record<string, readonly string[]>>;
+}
 
 /**
  * The names the line just run assigned, with their reprs: a forward step from a line event to
@@ -93,12 +103,22 @@ function valuesAssigned(flow: ControlFlow, action: Action | null, prev: State | 
   if (!runsStatements(prev.stack[prev.stack.length - 1]!.function)) return undefined;
   if (literals) return Object.fromEntries(Object.entries(literals).filter(([name]) => !unstable.has(name)));
   const assigned = flow.assigned.get(prev.line);
+  if (assigned) {
+    // Each value alone: the line ran to its end, so none of them raised.
+    const out: Record<string, string> = {};
+    for (const { name, value } of [assigned, ...(assigned.also ?? [])]) {
+      if (unstable.has(name)) continue;
+      const v = evaluate(value, prev.locals, flow.pure);
+      const repr = v && pyRepr(v);
+      if (repr !== undefined) out[name] = repr;
+    }
+    return Object.keys(out).length > 0 ? out : undefined;
+  }
   const changed = flow.mutated.get(prev.line);
-  const name = assigned?.name ?? changed?.name;
-  if (name === undefined || unstable.has(name)) return undefined;
-  const value = assigned ? evaluate(assigned.value, prev.locals, flow.pure) : mutated(changed!, prev.locals, flow.pure);
+  if (!changed || unstable.has(changed.name)) return undefined;
+  const value = mutated(changed, prev.locals, flow.pure);
   const repr = value && pyRepr(value);
-  return repr === undefined ? undefined : { [name]: repr };
+  return repr === undefined ? undefined : { [changed.name]: repr };
 }
 
 /**
@@ -117,7 +137,7 @@ function valuesUndone(flow: ControlFlow, action: Action | null, prev: State | un
   if (!runsStatements(prev.stack[prev.stack.length - 1]!.function)) return undefined;
   const assigned = flow.assigned.get(landing.line);
   const v = assigned?.value;
-  if (!assigned || flow.programNames.unstable.has(assigned.name) || !v || !('binary' in v) || (v.binary !== '+' && v.binary !== '-')) return undefined;
+  if (!assigned || assigned.also || flow.programNames.unstable.has(assigned.name) || !v || !('binary' in v) || (v.binary !== '+' && v.binary !== '-')) return undefined;
   const [self, added] = v.operands as [TestExpr, TestExpr];
   if (!('name' in self) || self.name !== assigned.name || someExpr(added, (x) => 'name' in x && x.name === assigned.name)) return undefined;
   const after = prev.locals[assigned.name];
@@ -482,8 +502,9 @@ export class FrameConstraint {
         const unbound = this.unboundNames(back);
         // A delta keeps every name of the state before: not where one of them cannot be bound here.
         const delta = this.bare && !Object.keys(rules.prev?.locals ?? {}).some((n) => unbound.has(n));
-        const bound = this.surelyBound().filter((n) => !unbound.has(n) && (!names || names.all.has(n)));
-        return new LocalsSegment(delta, call ? requiredCallLocals(rules.callLocals?.get(this.line!)) : undefined, names, this.localRule(back), [...unbound], bound);
+        const stepped = this.valuesStepped();
+        const bound = this.surelyBound(stepped).filter((n) => !unbound.has(n) && (!names || names.all.has(n)));
+        return new LocalsSegment(delta, call ? requiredCallLocals(rules.callLocals?.get(this.line!)) : undefined, names, this.localRule(back, stepped), [...unbound], bound);
       }
       case 'value': {
         const fn = this.function;
@@ -504,12 +525,24 @@ export class FrameConstraint {
    * entering its body (a forward step to the frame's next stop). Not where the state before
    * is near the cap on locals (a truncated frame keeps only its first names).
    */
-  private surelyBound(): string[] {
-    const { flow, action, prev } = this.rules;
-    if (!flow || !prev || this.head?.kind !== 'event' || Object.keys(prev.locals).length >= MAX_LOCALS - 2) return [];
-    const landing = { event: this.head.event, line: this.line!, bare: this.bare };
-    const names = [...Object.keys(valuesAssigned(flow, action, prev, landing) ?? {}), ...Object.keys(loopValues(flow, action, prev, this.rules, landing) ?? {})];
+  private surelyBound(stepped: SteppedValues): string[] {
+    const { prev } = this.rules;
+    if (!prev || Object.keys(prev.locals).length >= MAX_LOCALS - 2) return [];
+    const names = [...Object.keys(stepped.assigned ?? {}), ...Object.keys(stepped.iterated ?? {})];
     return [...new Set(names)].filter((n) => prev.locals[n] === undefined);
+  }
+
+  /**
+   * What the step forward to this landing decides, worked out once per frame for both the
+   * names it surely binds and their values: an assignment's value, a loop's next element.
+   */
+  private valuesStepped(): SteppedValues {
+    const { flow, action, prev } = this.rules;
+    if (!flow || this.head?.kind !== 'event') return {};
+    const landing = { event: this.head.event, line: this.line!, bare: this.bare };
+    const assigned = valuesAssigned(flow, action, prev, landing);
+    const iterated = loopValues(flow, action, prev, this.rules, landing);
+    return { ...(assigned ? { assigned } : {}), ...(iterated ? { iterated } : {}) };
   }
 
   /**
@@ -556,7 +589,7 @@ export class FrameConstraint {
    * where it ran a loop's iteration, the element that comes next, and stepping back over
    * one, the element before (loop-values.ts).
    */
-  private localRule(back: LoopBefore | undefined): (name: string) => ContentRule {
+  private localRule(back: LoopBefore | undefined, stepped: SteppedValues): (name: string) => ContentRule {
     const { flow, action, prev } = this.rules;
     const repr = reprRule(flow !== undefined && !flow.ownReprs);
     if (!flow || this.head?.kind !== 'event') return () => repr;
@@ -564,8 +597,8 @@ export class FrameConstraint {
     const byCaller = keptByCaller(flow, action, prev, this.rules.caller, landing);
     const kept = byCaller ?? keptNames(flow, action, prev, landing);
     const reference = byCaller ? this.rules.caller : prev;
-    const assigned = valuesAssigned(flow, action, prev, landing) ?? valuesUndone(flow, action, prev, landing);
-    const iterated = loopValues(flow, action, prev, this.rules, landing) ?? back?.values;
+    const assigned = stepped.assigned ?? valuesUndone(flow, action, prev, landing);
+    const iterated = stepped.iterated ?? back?.values;
     if (!kept && !assigned && !iterated) return () => repr;
     return (name) => {
       const literal = assigned?.[name];

@@ -42,10 +42,15 @@ const RUNNING: ReadonlySet<Event> = new Set(['line', 'line_call', 'call', 'excep
 
 const sameFrame = (a: { function: string; line: number }, b: { function: string; line: number }) => a.function === b.function && a.line === b.line;
 
-/** What a history of walking steps shows before a state: the caller on its call line (callerOnCallLine), the frame's earlier states (frameStates). */
+/**
+ * What a history of walking steps shows before a state: the caller on its call line
+ * (callerOnCallLine), the frame's earlier states (frameStates); and what the whole history
+ * shows, jumps and all: the run's latest state in its entry frame alone (entryState).
+ */
 export interface RunHistory {
   caller?: State | undefined;
   frameStates?: readonly State[] | undefined;
+  entry?: State | undefined;
 }
 
 /** Steps that never leave a call for another one of the same stack: each goes to the next state, over a call or out of one. */
@@ -81,6 +86,16 @@ export function callerOnCallLine(steps: readonly { state: State; action?: Action
     if (s.stack.length >= prev.stack.length) continue;
     return s.event === 'line' ? s : undefined;
   }
+  return undefined;
+}
+
+/**
+ * The latest state before `steps[at]` whose stack is the run's outermost frame alone: a run
+ * makes one call of its entry, so that is a state of the same call as any frame above it,
+ * jumps or not.
+ */
+export function entryState(steps: readonly { state: State }[], at: number): State | undefined {
+  for (let j = at - 1; j >= 0; j--) if (steps[j]!.state.stack.length === 1) return steps[j]!.state;
   return undefined;
 }
 

@@ -40,9 +40,7 @@ export function loopValues(flow: ControlFlow, action: Action | null, prev: State
   const fn = prev.stack[prev.stack.length - 1]!.function;
   const loop = flow.loops.get(prev.line)?.find((l) => (l.kind === 'for' ? !COMPREHENSION.test(fn) && landing.line === l.body : l.kind === fn && landing.line === prev.line));
   if (!loop) return undefined;
-  // A comprehension iterates a value of its caller's frame, shown on the comprehension's line.
-  const { caller } = history;
-  const iterated = loop.kind === 'for' ? prev.locals : caller && caller.line === prev.line ? caller.locals : undefined;
+  const iterated = loop.kind === 'for' ? prev.locals : comprehensionWalks(loop, prev, history);
   if (!iterated) return undefined;
   const frame = flow.frames.get(fn);
   const done = iterationsDone(loop, prev, history.frameStates);
@@ -130,7 +128,7 @@ function iterationUndone(source: IterationSource, current: string, locals: Local
 export function loopLanding(flow: ControlFlow, action: Action | null, prev: State | undefined, history: RunHistory, landing: Landing): Landing {
   if (!action || !STEPS.has(action.kind) || !prev || prev.event !== 'line' || !flow.programNames.localsByCodeOnly) return landing;
   const fn = prev.stack[prev.stack.length - 1]!.function;
-  if (COMPREHENSION.test(fn)) return comprehensionLanding(flow, prev, fn, history.caller, landing);
+  if (COMPREHENSION.test(fn)) return comprehensionLanding(flow, prev, fn, history, landing);
   const loop = flow.loops.get(prev.line)?.find((l) => l.kind === 'for');
   const body = loop?.body;
   if (!loop || body === undefined) return landing;
@@ -141,10 +139,24 @@ export function loopLanding(flow: ControlFlow, action: Action | null, prev: Stat
   return landing;
 }
 
-function comprehensionLanding(flow: ControlFlow, prev: State, fn: string, caller: State | undefined, landing: Landing): Landing {
+/**
+ * The locals that show what a comprehension walks: its caller's on the comprehension's line;
+ * where the history does not show that state (a jump into the comprehension's frame), for a
+ * `settled` comprehension called by the run's entry frame, any state of that frame: it makes
+ * only one call, whose parameters the comprehension reads, unchanged since.
+ */
+function comprehensionWalks(loop: Loop, prev: State, history: RunHistory): Locals | undefined {
+  const { caller, entry } = history;
+  if (caller) return caller.line === prev.line ? caller.locals : undefined;
+  const calledByEntry = prev.stack.length === 2 && entry?.stack[0]!.function === prev.stack[0]!.function;
+  return loop.settled && calledByEntry ? entry!.locals : undefined;
+}
+
+function comprehensionLanding(flow: ControlFlow, prev: State, fn: string, history: RunHistory, landing: Landing): Landing {
   const loop = flow.loops.get(prev.line)?.find((l) => l.kind === fn);
-  if (!loop || !caller || caller.line !== prev.line) return landing;
-  const way = goesOn(loop, prev.locals, caller.locals, undefined, undefined);
+  const walks = loop && comprehensionWalks(loop, prev, history);
+  if (!walks) return landing;
+  const way = goesOn(loop!, prev.locals, walks, undefined, undefined);
   const line = prev.line;
   const head = way === 'exit' ? 'line' : way === 'body' ? 'return' : undefined;
   const bare = head && landing[head]?.bare;

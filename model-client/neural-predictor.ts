@@ -28,7 +28,7 @@ import { KnownNames } from './json-constraint.js';
 import { PrefixCache, type PrefilledPrompt } from './prefix-cache.js';
 import { type FunctionInfo, programInfo, type ProgramInfo } from '../program-analysis/program-info.js';
 import { guessFrame } from './frame-guess.js';
-import { callerOnCallLine, frameStates } from './kept-values.js';
+import { callerOnCallLine, entryState, frameStates } from './kept-values.js';
 import { DEFAULT_MAX_PROMPT_STEPS, directionOf, historyText, slideStarts, windowStarts } from './prompt.js';
 import { type HistoryEntry, historySteps, type PredictOptions, type Prediction, type Predictor, type StartOptions } from './predictor.js';
 import { ContextOverflowError, ModelSession, type ModelSessionOptions } from './onnx-session.js';
@@ -307,7 +307,8 @@ export class NeuralPredictor implements Predictor {
     // A guess must agree with the start the action fixes; its first draft is what follows that.
     const guess = frame && (start === null || frame.start.startsWith(start)) ? { start: continuation(this.tokenizer.encode(frame.start), given), whole: this.tokenizer.encode(frame.whole) } : undefined;
     const caller = callerOnCallLine(steps, steps.length - 1);
-    const rules = { ...this.rules(action, prev), ...(caller ? { caller } : {}), frameStates: frameStates(steps, steps.length - 1) };
+    const entry = entryState(steps, steps.length - 1);
+    const rules = { ...this.rules(action, prev), ...(caller ? { caller } : {}), ...(entry ? { entry } : {}), frameStates: frameStates(steps, steps.length - 1) };
     const prediction = await this.decode({ ids: [...ids, ...given], rules, prev, given, started, passes, prefilled: 0, ...(guess ? { guess } : {}) }, opts);
     this.upcoming = prediction.kind === 'state' ? { steps, state: prediction.state } : null;
     return prediction;

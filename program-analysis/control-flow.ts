@@ -64,6 +64,8 @@ const LoopSchema = z.object({
   body_end: z.number().int().optional(),
   /** A `for` whose bound target on its header means it is going on, not entered again. */
   fresh: z.boolean().optional(),
+  /** A comprehension that walks only parameters of its function, never rebound or changed there: any state of the call shows what it walks. */
+  settled: z.boolean().optional(),
 });
 export type Loop = z.infer<typeof LoopSchema>;
 
@@ -112,8 +114,11 @@ const TestExprSchema: z.ZodType<TestExpr> = z.lazy(() =>
 /** An `if`, `elif` or `while` header whose test a state decides, and its body's first line. */
 const BranchSchema = z.object({ test: TestExprSchema, body: z.number().int() });
 export type Branch = z.infer<typeof BranchSchema>;
-/** A line that only assigns a name an expression of shown values (`i += 1`, `c = s[i]`). */
-const AssignedSchema = z.object({ name: z.string(), value: TestExprSchema });
+/**
+ * A line that only assigns a name an expression of shown values (`i += 1`, `c = s[i]`); a
+ * tuple assignment's other names in `also` (`a, b = b, a + b`: every value read before any is bound).
+ */
+const AssignedSchema = z.object({ name: z.string(), value: TestExprSchema, also: z.array(z.object({ name: z.string(), value: TestExprSchema })).optional() });
 export type Assigned = z.infer<typeof AssignedSchema>;
 /** A line that only changes a local list or dict in place (`xs.append(x)`, `d[k] = v`). */
 const MutatedSchema = z.object({ name: z.string(), op: z.enum(['append', 'extend', 'insert', 'pop', 'setitem']), args: z.array(TestExprSchema) });

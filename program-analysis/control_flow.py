@@ -65,7 +65,11 @@ and, for the whole program:
                  never stored in it and are only read there (subscripts, comparisons,
                  arithmetic, builtins and methods that do not mutate), so each element comes
                  in the order the repr before shows it; and only where the body never rebinds
-                 a target, so the target's value on the header is the element it was bound to
+                 a target, so the target's value on the header is the element it was bound to.
+                 A comprehension's `settled`: what it iterates is read only from parameters of
+                 the function it sits in that nothing there rebinds or changes, so any state of
+                 that call shows the values it walks (model-client/loop-values.ts uses the
+                 run's entry state after a jump that hides the caller's state on the line)
 
   branches       line -> {test, body} for an `if`, `elif` or `while` header whose test only reads
                  values a state shows: locals, literals, comparisons, `and`/`or`/`not`,
@@ -81,7 +85,10 @@ and, for the whole program:
   assigned       line -> {name, value} for a line that is only `NAME = EXPR` or `NAME OP= EXPR`
                  where EXPR is one a branch test may be (and not a literal): the value, a JSON
                  tree as a branch's test, is what NAME holds after the line where the state
-                 before shows every value it reads. Not in the programs `branches` leaves out
+                 before shows every value it reads. A tuple assignment `A, B = EXPR1, EXPR2`
+                 (names only, no star) gives its first name there and the others in `also`:
+                 each value is read from the state before, as Python evaluates the right side
+                 whole before binding any name. Not in the programs `branches` leaves out
 
   returned       line -> the value of a line that is only `return EXPR`, EXPR as `assigned`'s: what a
                  return event there carries after the line event whose state shows every value
@@ -488,6 +495,23 @@ def loop_lines(tree, rebound):
         stored = {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
         return not ((iterated | starts) & stored) and all(only_read(name, scope, parents, rebound) for name in iterated)
 
+    def settled(node, sources):
+        # What a comprehension right in a function's body iterates is settled when every name
+        # it reads is a parameter of that function that nothing there rebinds or changes: any
+        # state of the same call shows the values the comprehension walks.
+        scope = parents.get(node)
+        while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module,
+                                                           *COMPREHENSION_FRAMES)):
+            scope = parents.get(scope)
+        if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        args = scope.args
+        params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} | {a.arg for a in (args.vararg, args.kwarg) if a}
+        read = {s.get(key) for s in sources.values() for key in ('seq', 'values', 'stop_len', 'count_from', 'stop_name')} - {None}
+        stored = {n.id for n in ast.walk(scope) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        declared = {name for n in ast.walk(scope) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+        return read <= params and not (read & (stored | declared)) and all(only_read(name, scope.body, parents, rebound) for name in read)
+
     # A class of the program may iterate its own way behind a repr like a list's; a star import
     # may rebind `range`, `len` or `zip`.
     if '*' in rebound or any(isinstance(n, ast.FunctionDef) and n.name in ('__iter__', '__getitem__') for n in ast.walk(tree)):
@@ -517,7 +541,10 @@ def loop_lines(tree, rebound):
                 continue
             sources = iteration_sources(gen[0].target, gen[0].iter, rebound)
             if sources and stable(sources, [statement], statement):
-                out.setdefault(node.lineno, []).append({'kind': kind, 'sources': sources})
+                loop = {'kind': kind, 'sources': sources}
+                if settled(node, sources):
+                    loop['settled'] = True
+                out.setdefault(node.lineno, []).append(loop)
     # Two loops of one kind on a line: which frame is which is not known.
     return {line: kept for line, loops in out.items()
             if (kept := [l for l in loops if sum(m['kind'] == l['kind'] for m in loops) == 1
@@ -687,6 +714,19 @@ def assigned_lines(tree, statements, rebound, pure):
                 or statements[node.lineno] != 1 or node.value is None:
             continue
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if len(targets) == 1 and isinstance(node, ast.Assign) and isinstance(targets[0], ast.Tuple):
+            # `a, b = b, a + b`: the right side is evaluated whole before any name is bound.
+            names = [t.id if isinstance(t, ast.Name) else None for t in targets[0].elts]
+            parts = node.value.elts if isinstance(node.value, ast.Tuple) else []
+            if None in names or len(set(names)) != len(names) or len(parts) != len(names) \
+                    or any(n.startswith('__') for n in names) or any(isinstance(v, ast.Starred) for v in parts):
+                continue
+            values = [test_expr(v, rebound, False, pure) for v in parts]
+            # All literals are `literals`'.
+            if None not in values and not all('const' in v for v in values):
+                out[node.lineno] = {'name': names[0], 'value': values[0],
+                                    'also': [{'name': n, 'value': v} for n, v in zip(names[1:], values[1:])]}
+            continue
         if len(targets) != 1 or not isinstance(targets[0], ast.Name) or targets[0].id.startswith('__'):
             continue
         name = targets[0].id

@@ -346,6 +346,22 @@ describe('a loop binds the next element of what it iterates', () => {
     expect(await ok(comp({ c: "'b'" }), ret, caller)).toBe(false);
   });
 
+  it("after a jump into a comprehension of the entry's parameters, any state of the entry's call shows what it walks", async () => {
+    const comp = (program: string, locals: Record<string, string>): State => ({ event: 'line', line: 6, source: sourceLines(program)[5]!, stack: [{ function: 'f', line: 6 }, { function: '<listcomp>', line: 6 }], locals });
+    const check = async (program: string, prev: State, text: string, entry: State) => {
+      const progLines = sourceLines(program);
+      const c = new FrameConstraint({ action: { kind: 'step_over' }, lines: progLines, names: FrameNames.ofProgram(progLines), prevFunction: '<listcomp>', flow: (await ControlFlow.of(program))!, prev, entry });
+      return feedText(c, text) && c.done;
+    };
+    // The history holds f's call (its first state), not its state on line 6: `s` is a parameter f never changes.
+    const entry: State = { ...at(1, {}), event: 'call', source: lines[0]! };
+    expect(await check(source, comp(source, { c: "'a'" }), next(6, `{"c": "'b'"}`), entry)).toBe(true);
+    expect(await check(source, comp(source, { c: "'a'" }), next(6, `{"c": "'a'"}`), entry)).toBe(false);
+    // Where f rebinds `s` before the comprehension, a state of its call before that tells nothing.
+    const rebinding = source.replace('    for i in range(1, 9, 3):\n        print(i)\n', "    s = s.upper()\n    print(s)\n");
+    expect(await check(rebinding, comp(rebinding, { c: "'a'" }), `${L.lineSep}${L.locSep}6${L.argSep}{"c": "'a'"}${L.srcSep}${sourceLines(rebinding)[5]}${L.actionSep}`, entry)).toBe(true);
+  });
+
   it("a range's stop, where a literal, a local or `len()` of a shown value tells it, ends the loop", async () => {
     const program = 'def h(xs, n):\n    for i in range(len(xs)):\n        print(i)\n    for k in range(n, 0, -2):\n        print(k)\n';
     const progLines = sourceLines(program);
@@ -452,6 +468,16 @@ describe('a value assigned (a literal, or one the state before decides) is that 
     // Not decided: a value the state does not show (i out of range raises; a call is the model's).
     expect(await ok(st(3, { s: "'ab'", i: '2' }), { kind: 'step_over' }, to(4, `{"..": "..", "c": "'b'"}`), program)).toBe(true);
     expect(await ok(st(4, { s: "'ab'", i: '1', c: "'bb'" }), { kind: 'step_over' }, to(5, '{"..": "..", "n": "7"}'), program)).toBe(true);
+  });
+
+  it('`a, b = b, a + b` binds each name the value the state before decides, the right side read whole first', async () => {
+    const program = 'def f(a, b):\n    a, b = b, a + b\n    return a\n';
+    const st: State = { event: 'line', line: 2, source: sourceLines(program)[1]!, stack: [{ function: 'f', line: 2 }], locals: { a: '1', b: '2' } };
+    const to = (locals: string) => `${L.lineSep}${L.locSep}3${L.argSep}${locals}${L.srcSep}${sourceLines(program)[2]}${L.actionSep}`;
+    expect(await ok(st, { kind: 'step_over' }, to('{"a": "2", "b": "3"}'), program)).toBe(true);
+    // b from the new a (2 + 2) would be sequential assignment, not Python's.
+    expect(await ok(st, { kind: 'step_over' }, to('{"a": "2", "b": "4"}'), program)).toBe(false);
+    expect(await ok(st, { kind: 'step_over' }, to('{"a": "1", "b": "3"}'), program)).toBe(false);
   });
 
   it('a name the step surely bound must be shown, and a loop that ran out keeps its target', async () => {
