@@ -468,12 +468,31 @@ const str = (chars: readonly string[]): PyValue => ({ type: 'str', chars });
 const ascii = (chars: readonly string[]) => ASCII.test(chars.join(''));
 const INT_TEXT = /^[ \t\n\r\x0b\x0c]*[+-]?\d+[ \t\n\r\x0b\x0c]*$/;
 
-/** The items a for loop over the value would see: a dict's keys; a set's in the order its repr shows, which is its iteration order. */
+/**
+ * The items a for loop over the value would see: a dict's keys; a set's in the order its repr
+ * shows, which is its iteration order (not known for a set built anew: undefined).
+ */
 function iterated(v: PyValue): readonly PyValue[] | undefined {
+  if (v.type === 'set' && v.unordered) return undefined;
+  return elementsOf(v);
+}
+
+/** The items of a value that can be walked, in any order: for the builtins whose result does not depend on it. */
+function elementsOf(v: PyValue): readonly PyValue[] | undefined {
   if (v.type === 'str') return v.chars.map((c) => str([c]));
   if (v.type === 'list' || v.type === 'tuple' || v.type === 'set') return v.items;
   if (v.type === 'dict') return v.keys;
   return undefined;
+}
+
+/** `set(xs)`: the distinct elements, the first of equals kept (as Python keeps it); undefined where one is unhashable (TypeError). */
+function newSet(items: readonly PyValue[]): PyValue | undefined {
+  const kept: PyValue[] = [];
+  for (const x of items) {
+    if (!hashable(x)) return undefined;
+    if (!kept.some((k) => equal(k, x))) kept.push(x);
+  }
+  return { type: 'set', items: kept, unordered: kept.length > 1 };
 }
 
 function builtin(name: string, args: readonly PyValue[]): PyValue | undefined {
@@ -509,15 +528,22 @@ function builtin(name: string, args: readonly PyValue[]): PyValue | undefined {
       const items = iterated(v);
       return items && { type: name, items };
     }
-    case 'sum': {
+    case 'set': {
+      if (args.length === 0) return { type: 'set', items: [] };
       const items = iterated(v);
-      if (!items || v.type === 'str') return undefined;
+      return items && newSet(items);
+    }
+    case 'sum': {
+      // A set's order only matters to a float's rounding.
+      const items = elementsOf(v);
+      if (!items || v.type === 'str' || (v.type === 'set' && v.unordered && !items.every((x) => x.type === 'int' || x.type === 'bool'))) return undefined;
       let total: PyValue | undefined = int(0n);
       for (const x of items) total = total && binary('+', total, x);
       return total && numeric(total) !== undefined ? total : undefined;
     }
     case 'sorted': {
-      const items = iterated(v);
+      // Sorting a set forgets its order: no two of its elements are equal.
+      const items = elementsOf(v);
       if (!items) return undefined;
       let failed = false;
       const out = [...items].sort((p, q) => {
@@ -529,7 +555,8 @@ function builtin(name: string, args: readonly PyValue[]): PyValue | undefined {
     }
     case 'min':
     case 'max': {
-      const items = args.length === 1 ? iterated(v) : args;
+      // Only the first of equals depends on the order, and a set holds no two equal elements.
+      const items = args.length === 1 ? elementsOf(v) : args;
       if (!items || items.length === 0) return undefined; // ValueError
       // The first of equals wins, as in Python.
       let best = items[0]!;
@@ -542,7 +569,7 @@ function builtin(name: string, args: readonly PyValue[]): PyValue | undefined {
     }
     case 'any':
     case 'all': {
-      const items = iterated(v);
+      const items = elementsOf(v);
       return items && bool(name === 'any' ? items.some(truth) : items.every(truth));
     }
     case 'range': {

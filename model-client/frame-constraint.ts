@@ -85,6 +85,26 @@ interface SteppedValues {
 }
 
 /**
+ * A call's value, received by the line that made it (control_flow.py's `received`): a step
+ * from the callee's return event to the caller's next stop (`y = helper(x)` then shows y as
+ * the return event showed the value; `return helper(x)` returns it). Only a normal return
+ * lands on a line or a return: an exception leaving the callee stops on the caller's
+ * exception event first. `landingFunction`: the function of the frame being written.
+ */
+export function valueReceived(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame, landingFunction: string | undefined): { name?: string; value: string } | undefined {
+  if (!prev || prev.event !== 'return' || prev.value === undefined || prev.stack.length < 2 || landing.bare) return undefined;
+  if ((action?.kind !== 'step_over' && action?.kind !== 'step_into') || (landing.event !== 'line' && landing.event !== 'return')) return undefined;
+  if (!flow.programNames.localsByCodeOnly) return undefined;
+  const callee = prev.stack[prev.stack.length - 1]!;
+  const caller = prev.stack[prev.stack.length - 2]!;
+  if (caller.function !== landingFunction || !runsStatements(caller.function)) return undefined;
+  const received = flow.received.get(caller.line);
+  if (!received || received.callee !== callee.function) return undefined;
+  if (received.name === undefined) return landing.event === 'return' && landing.line === caller.line ? { value: prev.value } : undefined;
+  return flow.programNames.unstable.has(received.name) ? undefined : { name: received.name, value: prev.value };
+}
+
+/**
  * The names the line just run assigned, with their reprs: a forward step from a line event to
  * the next stop of the same frame (the location bare), after a line that only assigns
  * literals (`acc = []`: ControlFlow.literals) or a name an expression of values the state
@@ -510,7 +530,7 @@ export class FrameConstraint {
         const fn = this.function;
         const onlyNone = this.head?.kind === 'event' && this.head.event === 'return' && fn !== undefined && rules.flow !== undefined && !rules.flow.returnsValue(fn, this.line!);
         if (onlyNone) return new ValueSegment(new JsonString(NONE_VALUE, MAX_REPR_CHARS));
-        const returned = this.head?.kind === 'event' && this.head.event === 'return' && fn !== undefined ? (rules.flow?.returnValues(fn, this.line!) ?? this.valueReturned()) : undefined;
+        const returned = this.head?.kind === 'event' && this.head.event === 'return' && fn !== undefined ? (rules.flow?.returnValues(fn, this.line!) ?? this.valueReturned() ?? this.valueReceived()) : undefined;
         if (returned) return new ValueSegment(new JsonString(oneOfTextsRule(returned.map((text) => truncateRepr(text))), MAX_REPR_CHARS));
         // A return's or an exception's value is a repr too (an exit's is left free).
         const event = this.head?.kind === 'event' && rules.flow !== undefined && !rules.flow.ownReprs;
@@ -540,7 +560,8 @@ export class FrameConstraint {
     const { flow, action, prev } = this.rules;
     if (!flow || this.head?.kind !== 'event') return {};
     const landing = { event: this.head.event, line: this.line!, bare: this.bare };
-    const assigned = valuesAssigned(flow, action, prev, landing);
+    const received = valueReceived(flow, action, prev, landing, this.function);
+    const assigned = valuesAssigned(flow, action, prev, landing) ?? (received?.name === undefined ? undefined : { [received.name]: received.value });
     const iterated = loopValues(flow, action, prev, this.rules, landing);
     return { ...(assigned ? { assigned } : {}), ...(iterated ? { iterated } : {}) };
   }
@@ -560,6 +581,14 @@ export class FrameConstraint {
     const value = expr && evaluate(expr, prev.locals, flow.pure);
     const repr = value && pyRepr(value);
     return repr === undefined ? undefined : [repr];
+  }
+
+  /** The value a return lands with that a callee's return just gave the line (`return helper(x)`: valueReceived). */
+  private valueReceived(): string[] | undefined {
+    const { flow, action, prev } = this.rules;
+    if (!flow || this.head?.kind !== 'event') return undefined;
+    const received = valueReceived(flow, action, prev, { event: this.head.event, line: this.line!, bare: this.bare }, this.function);
+    return received && received.name === undefined ? [received.value] : undefined;
   }
 
   /**

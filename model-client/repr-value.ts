@@ -13,7 +13,13 @@ export type PyValue =
   | { type: 'float'; value: number }
   /** A str as its code points, one per element. */
   | { type: 'str'; chars: readonly string[] }
-  | { type: 'list' | 'tuple' | 'set'; items: readonly PyValue[] }
+  | { type: 'list' | 'tuple'; items: readonly PyValue[] }
+  /**
+   * A set. Read from a repr, its items are in the repr's order, which is its iteration order;
+   * built anew (`set(xs)`, expr-eval.ts) it is `unordered`: the hash table's order is not known
+   * (a str's hash changes from run to run), so only uses that do not depend on it may read it.
+   */
+  | { type: 'set'; items: readonly PyValue[]; unordered?: boolean }
   | { type: 'dict'; keys: readonly PyValue[]; values: readonly PyValue[] };
 
 const INT = /^-?\d+$/;

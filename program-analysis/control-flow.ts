@@ -123,6 +123,9 @@ export type Assigned = z.infer<typeof AssignedSchema>;
 /** A line that only changes a local list or dict in place (`xs.append(x)`, `d[k] = v`). */
 const MutatedSchema = z.object({ name: z.string(), op: z.enum(['append', 'extend', 'insert', 'pop', 'setitem']), args: z.array(TestExprSchema) });
 export type Mutated = z.infer<typeof MutatedSchema>;
+/** A line that only assigns (`name`) or returns a call's value (`y = helper(x)`, `return [c for c in s]`): only `callee`'s frame returns into it. */
+const ReceivedSchema = z.object({ name: z.string().optional(), callee: z.string() });
+export type Received = z.infer<typeof ReceivedSchema>;
 /** A function of the program a call of shown values may evaluate: its body is only `return EXPR` of its parameters. */
 const PureFunctionSchema = z.object({ params: z.array(z.string()), body: TestExprSchema });
 export type PureFunction = z.infer<typeof PureFunctionSchema>;
@@ -141,6 +144,7 @@ const FlowSchema = z.discriminatedUnion('kind', [
     returned: z.record(z.string(), TestExprSchema),
     pure: z.record(z.string(), PureFunctionSchema),
     mutated: z.record(z.string(), MutatedSchema),
+    received: z.record(z.string(), ReceivedSchema),
   }),
   z.object({ kind: z.literal('error'), message: z.string() }),
 ]);
@@ -241,6 +245,8 @@ export class ControlFlow {
     readonly pure: ReadonlyMap<string, PureFunction> = new Map(),
     /** Line -> the local list or dict it changes in place, and how (control_flow.py's `mutated`). */
     readonly mutated: ReadonlyMap<number, Mutated> = new Map(),
+    /** Line -> the name that holds a call's return value after it, or the line returns it (control_flow.py's `received`). */
+    readonly received: ReadonlyMap<number, Received> = new Map(),
   ) {}
 
   /** unboundBefore's answers, by frame name and line. */
@@ -292,7 +298,8 @@ export class ControlFlow {
     const pure = new Map(Object.entries(out.pure));
     const mutated = new Map(Object.entries(out.mutated).map(([line, m]) => [Number(line), m] as const));
     const names = { unstable: new Set(out.unstable), directOnly: new Set(out.direct_only), localsByCodeOnly };
-    return new ControlFlow(frames, ownReprs, names, literals, loops, returnsLiteral, branches, assigned, returned, pure, mutated);
+    const received = new Map(Object.entries(out.received).map(([line, r]) => [Number(line), r] as const));
+    return new ControlFlow(frames, ownReprs, names, literals, loops, returnsLiteral, branches, assigned, returned, pure, mutated, received);
   }
 
   /**

@@ -90,6 +90,11 @@ and, for the whole program:
                  each value is read from the state before, as Python evaluates the right side
                  whole before binding any name. Not in the programs `branches` leaves out
 
+  received       line -> {name?, callee} for a line that is only `NAME = CALLEE(ARGS)` or `return
+                 CALLEE(ARGS)` (or assigns or returns a comprehension): after CALLEE's frame
+                 returns into it, NAME holds (the line returns) its return value (see
+                 received_lines)
+
   returned       line -> the value of a line that is only `return EXPR`, EXPR as `assigned`'s: what a
                  return event there carries after the line event whose state shows every value
                  it reads
@@ -560,10 +565,10 @@ UNARY_OPS = {ast.Not: 'not', ast.USub: 'neg', ast.Invert: 'invert'}
 # Builtins that read their arguments and return a new value, by the numbers of arguments taken.
 TEST_BUILTINS = {'len': {1}, 'abs': {1}, 'int': {1}, 'str': {1}, 'float': {1}, 'list': {1}, 'tuple': {1}, 'sum': {1},
                  'sorted': {1}, 'min': {1, 2, 3, 4}, 'max': {1, 2, 3, 4}, 'ord': {1}, 'chr': {1}, 'bool': {1}, 'any': {1},
-                 'all': {1}}
+                 'all': {1}, 'set': {0, 1}}
 # Builtins that walk their one argument whole, and the iterators they may walk (no value of these
 # is ever shown: `range(3)` prints as itself, not as its elements).
-ITERATING_BUILTINS = {'list', 'tuple', 'sum', 'sorted', 'min', 'max', 'any', 'all'}
+ITERATING_BUILTINS = {'list', 'tuple', 'sum', 'sorted', 'min', 'max', 'any', 'all', 'set'}
 ITERATORS = {'range': {1, 2, 3}, 'enumerate': {1, 2}, 'zip': {1, 2, 3}, 'reversed': {1}}
 ITERATOR_METHODS = {'items', 'values', 'keys'}
 # Methods of str, list, tuple and dict that read their object, by the numbers of arguments taken.
@@ -774,6 +779,48 @@ def mutated_lines(tree, statements, rebound, pure):
     return out
 
 
+# Expressions that run in a frame of their own.
+FRAME_OPENERS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)
+
+
+def received_lines(tree, statements, rebound):
+    """line -> {name?, callee} for a line that is only `NAME = CALLEE(ARGS)` or `return CALLEE(ARGS)`, or
+    assigns or returns a comprehension (CALLEE its frame, `<listcomp>`...), where nothing the line
+    evaluates before the call (ARGS, the comprehension's first iterable) can open a frame: only reads of
+    shown values, builtins that take no function. Then the only frame that returns into the line is
+    CALLEE's, and the value its return event shows is what NAME holds after the line, or what the line
+    returns. CALLEE a function the program defines once, with def, and not a generator (whose frames
+    return a value by yielding it)."""
+    if not program_tests_values(tree, rebound):
+        return {}
+    defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    names = [n.name for n in defs]
+    plain = {n.name for n in defs if isinstance(n, ast.FunctionDef) and names.count(n.name) == 1
+             and not any(isinstance(x, (ast.Yield, ast.YieldFrom, ast.Await)) for x in walk_own(n))}
+    out = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Assign, ast.Return)) or node.value is None or node.lineno != node.end_lineno \
+                or statements[node.lineno] != 1:
+            continue
+        if isinstance(node, ast.Assign):
+            if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name) or node.targets[0].id.startswith('__'):
+                continue
+            entry = {'name': node.targets[0].id}
+        else:
+            entry = {}
+        v = node.value
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in plain \
+                and not any(isinstance(a, ast.Starred) for a in v.args) and all(k.arg is not None for k in v.keywords):
+            parts, walked, callee = [*v.args, *(k.value for k in v.keywords)], False, v.func.id
+        elif type(v) in COMPREHENSION_FRAMES:
+            parts, walked, callee = [v.generators[0].iter], True, COMPREHENSION_FRAMES[type(v)]
+        else:
+            continue
+        if all(test_expr(p, rebound, walked) is not None and not any(isinstance(x, FRAME_OPENERS) for x in ast.walk(p)) for p in parts):
+            out[node.lineno] = {**entry, 'callee': callee}
+    return out
+
+
 def returned_lines(tree, statements, rebound, pure):
     """line -> the value (a JSON tree, as a branch's test) of a line that is only `return EXPR`, EXPR
     an expression a branch test may be and not a literal (`returns_literal` has those)."""
@@ -920,7 +967,8 @@ def control_flow(source):
             'loops': by_line(loop_lines(tree, rebound)), 'branches': by_line(branch_lines(tree, statements, rebound, pure_names)),
             'assigned': by_line(assigned_lines(tree, statements, rebound, pure_names)),
             'returned': by_line(returned_lines(tree, statements, rebound, pure_names)), 'pure': pure,
-            'mutated': by_line(mutated_lines(tree, statements, rebound, pure_names))}
+            'mutated': by_line(mutated_lines(tree, statements, rebound, pure_names)),
+            'received': by_line(received_lines(tree, statements, rebound))}
 
 
 def main():

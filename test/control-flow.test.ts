@@ -470,6 +470,22 @@ describe('a value assigned (a literal, or one the state before decides) is that 
     expect(await ok(st(4, { s: "'ab'", i: '1', c: "'bb'" }), { kind: 'step_over' }, to(5, '{"..": "..", "n": "7"}'), program)).toBe(true);
   });
 
+  it("after `y = h(x)` the callee's return value is y; `return h(y)` returns it; not where the call's arguments may return first", async () => {
+    const program = 'def h(a):\n    return a * 2\n\ndef f(x):\n    y = h(x)\n    z = h(h(x))\n    return h(y + 1)\n';
+    const lines = sourceLines(program);
+    const returning = (callerLine: number, value: string, locals: Record<string, string> = { a: '1' }): State => ({ event: 'return', line: 2, source: lines[1]!, stack: [{ function: 'f', line: callerLine }, { function: 'h', line: 2 }], locals, value });
+    const line = (n: number, locals: string) => `${L.lineSep}${L.locSep}f:${n}${L.argSep}${locals}${L.srcSep}${lines[n - 1]}${L.actionSep}`;
+    expect(await ok(returning(5, '2'), { kind: 'step_over' }, line(6, '{"x": "1", "y": "2"}'), program)).toBe(true);
+    expect(await ok(returning(5, '2'), { kind: 'step_over' }, line(6, '{"x": "1", "y": "3"}'), program)).toBe(false);
+    // y must be shown: the line bound it.
+    expect(await ok(returning(5, '2'), { kind: 'step_into' }, line(6, '{"x": "1"}'), program)).toBe(false);
+    // `h(h(x))`: the inner call returns into the line first; its value is not z's.
+    expect(await ok(returning(6, '2'), { kind: 'step_over' }, line(7, '{"x": "1", "y": "2", "z": "9"}'), program)).toBe(true);
+    const ret = (value: string) => `${L.returnSep}${L.locSep}f:7${L.srcSep}${lines[6]}${L.argSep}"${value}"${L.localsSep}{"x": "1", "y": "2", "z": "4"}${L.actionSep}`;
+    expect(await ok(returning(7, '6', { a: '3' }), { kind: 'step_over' }, ret('6'), program)).toBe(true);
+    expect(await ok(returning(7, '6', { a: '3' }), { kind: 'step_over' }, ret('7'), program)).toBe(false);
+  });
+
   it('`a, b = b, a + b` binds each name the value the state before decides, the right side read whole first', async () => {
     const program = 'def f(a, b):\n    a, b = b, a + b\n    return a\n';
     const st: State = { event: 'line', line: 2, source: sourceLines(program)[1]!, stack: [{ function: 'f', line: 2 }], locals: { a: '1', b: '2' } };

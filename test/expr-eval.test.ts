@@ -47,7 +47,7 @@ def expr(depth=0, names=NAMES):
         # A small right side for ** and <<: Python would take ages over 7 ** 10**20.
         return f"({expr(depth + 1, names)} {op} {rng.choice(['2', '3', '-1', '0', 'True']) if op in ('**', '<<') else expr(depth + 1, names)})"
     if k == 7:
-        f = rng.choice(['len', 'abs', 'int', 'str', 'float', 'list', 'tuple', 'sum', 'sorted', 'min', 'max', 'ord', 'chr', 'bool'])
+        f = rng.choice(['len', 'abs', 'int', 'str', 'float', 'list', 'tuple', 'sum', 'sorted', 'min', 'max', 'ord', 'chr', 'bool', 'set'])
         n = rng.choice([1, 1, 2]) if f in ('min', 'max') else 1
         return f"{f}({', '.join(expr(depth + 1, names) for _ in range(n))})"
     if k == 8: return f"{rng.choice(NAMES)}.{rng.choice(['isdigit', 'isalpha', 'isalnum', 'isspace', 'isupper', 'islower', 'lower', 'upper', 'strip', 'split', 'lstrip', 'rstrip'])}()"
@@ -67,7 +67,7 @@ def expr(depth=0, names=NAMES):
         inner = NAMES + target.replace(' ', '').split(',')
         comp = f"{expr(depth + 1, inner)} for {target} in {walked}" + (f" if {expr(depth + 1, inner)}" if rng.random() < 0.5 else '')
         return rng.choice([f"[{comp}]", f"sum({comp})", f"any({comp})", f"all({comp})", f"''.join({comp})", f"max({comp})", f"sorted({comp})",
-                           f"list({walked})"])
+                           f"list({walked})", f"len(set({walked}))", f"sorted(set({walked}))", f"{rng.choice(NAMES)} in set({walked})"])
     return f"{rng.choice(names)} {rng.choice(['==', '<', 'in'])} {rng.choice(names)}"
 out = []
 for _ in range(int(sys.argv[1])):
