@@ -29,7 +29,7 @@ import { type ContentRule, JsonString, KnownNames, type LocalEntry, LocalsSegmen
 import { type FrameNames, LocSegment } from './loc-constraint.js';
 import { branchLanding } from './branch-landing.js';
 import { evaluate, mutated, someExpr } from './expr-eval.js';
-import { type LoopBefore, loopBefore, loopLanding, loopValues } from './loop-values.js';
+import { comprehensionUnbound, comprehensionValue, type LoopBefore, loopBefore, loopLanding, loopValues } from './loop-values.js';
 import { type PyValue, pyRepr, reprValue } from './repr-value.js';
 import { reprRule } from './repr-constraint.js';
 import { type Segment, type TokenSpan, cp } from './segment.js';
@@ -530,7 +530,7 @@ export class FrameConstraint {
         const fn = this.function;
         const onlyNone = this.head?.kind === 'event' && this.head.event === 'return' && fn !== undefined && rules.flow !== undefined && !rules.flow.returnsValue(fn, this.line!);
         if (onlyNone) return new ValueSegment(new JsonString(NONE_VALUE, MAX_REPR_CHARS));
-        const returned = this.head?.kind === 'event' && this.head.event === 'return' && fn !== undefined ? (rules.flow?.returnValues(fn, this.line!) ?? this.valueReturned() ?? this.valueReceived()) : undefined;
+        const returned = this.head?.kind === 'event' && this.head.event === 'return' && fn !== undefined ? (rules.flow?.returnValues(fn, this.line!) ?? this.valueReturned() ?? this.valueReceived() ?? this.comprehensionReturned()) : undefined;
         if (returned) return new ValueSegment(new JsonString(oneOfTextsRule(returned.map((text) => truncateRepr(text))), MAX_REPR_CHARS));
         // A return's or an exception's value is a repr too (an exit's is left free).
         const event = this.head?.kind === 'event' && rules.flow !== undefined && !rules.flow.ownReprs;
@@ -583,6 +583,14 @@ export class FrameConstraint {
     return repr === undefined ? undefined : [repr];
   }
 
+  /** What a list comprehension's frame returns, decided by its caller's values (loop-values.ts comprehensionValue). */
+  private comprehensionReturned(): string[] | undefined {
+    const { flow, action, prev } = this.rules;
+    if (!flow || this.head?.kind !== 'event') return undefined;
+    const value = comprehensionValue(flow, action, prev, this.rules, { event: this.head.event, line: this.line!, bare: this.bare });
+    return value === undefined ? undefined : [value];
+  }
+
   /** The value a return lands with that a callee's return just gave the line (`return helper(x)`: valueReceived). */
   private valueReceived(): string[] | undefined {
     const { flow, action, prev } = this.rules;
@@ -597,9 +605,12 @@ export class FrameConstraint {
    * over a loop's first iteration, its targets (loop-values.ts).
    */
   private unboundNames(back: LoopBefore | undefined): ReadonlySet<string> {
-    const { flow } = this.rules;
+    const { flow, action, prev } = this.rules;
     const event = this.head?.kind === 'event' ? this.head.event : undefined;
-    if (!flow || this.function === undefined || (event !== 'line' && event !== 'line_call')) return NO_NAMES;
+    if (!flow || this.function === undefined || event === undefined) return NO_NAMES;
+    const targets = comprehensionUnbound(flow, action, prev, { event, line: this.line!, bare: this.bare }, this.function);
+    if (targets.length > 0) return new Set(targets);
+    if (event !== 'line' && event !== 'line_call') return NO_NAMES;
     const unbound = flow.unboundBefore(this.function, this.line!);
     return back && back.unbound.size > 0 ? new Set([...unbound, ...back.unbound]) : unbound;
   }

@@ -19,6 +19,8 @@ import { MORE_LOCALS_KEY } from '../grammar/truncate.js';
 import type { ControlFlow, HeadLanding, IterationSource, Landing, Loop } from '../program-analysis/control-flow.js';
 import type { LandingFrame, RunHistory } from './kept-values.js';
 import { reprItems } from './repr-items.js';
+import { evaluate } from './expr-eval.js';
+import { pyRepr } from './repr-value.js';
 
 const STEPS: ReadonlySet<Action['kind']> = new Set(['step_over', 'step_into']);
 const INVERSE_STEPS: ReadonlySet<Action['kind']> = new Set(['inv_step_over', 'inv_step_into']);
@@ -140,6 +142,33 @@ export function loopLanding(flow: ControlFlow, action: Action | null, prev: Stat
 }
 
 /**
+ * The value a list comprehension's frame returns, as a repr: the comprehension evaluated on
+ * the values its caller shows (comprehensionWalks), for its return event after a line event
+ * of the same frame (a forward step; an exception leaving the frame stops on its exception
+ * event first). Undefined where not known.
+ */
+export function comprehensionValue(flow: ControlFlow, action: Action | null, prev: State | undefined, history: RunHistory, landing: LandingFrame): string | undefined {
+  if (!action || !STEPS.has(action.kind) || !prev || prev.event !== 'line' || !landing.bare || landing.event !== 'return') return undefined;
+  const fn = prev.stack[prev.stack.length - 1]!.function;
+  if (fn !== '<listcomp>' || !flow.programNames.localsByCodeOnly) return undefined;
+  const loop = flow.loops.get(prev.line)?.find((l) => l.kind === fn);
+  const walks = loop?.value && comprehensionWalks(loop, prev, history);
+  const value = walks && evaluate(loop!.value!, walks, flow.pure);
+  return value ? pyRepr(value) : undefined;
+}
+
+/**
+ * The targets a comprehension's frame cannot hold yet: on its call event, and on its first
+ * line event, a step from the call (it binds them only by taking an element).
+ */
+export function comprehensionUnbound(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame, fn: string | undefined): readonly string[] {
+  if (fn === undefined || !COMPREHENSION.test(fn) || !flow.programNames.localsByCodeOnly) return [];
+  const first = landing.event === 'call' || (landing.event === 'line' && landing.bare && prev?.event === 'call' && action !== null && STEPS.has(action.kind));
+  const loop = first ? flow.loops.get(landing.line)?.find((l) => l.kind === fn) : undefined;
+  return loop ? Object.keys(loop.sources) : [];
+}
+
+/**
  * The locals that show what a comprehension walks: its caller's on the comprehension's line;
  * where the history does not show that state (a jump into the comprehension's frame), for a
  * `settled` comprehension called by the run's entry frame, any state of that frame: it makes
@@ -156,7 +185,7 @@ function comprehensionLanding(flow: ControlFlow, prev: State, fn: string, histor
   const loop = flow.loops.get(prev.line)?.find((l) => l.kind === fn);
   const walks = loop && comprehensionWalks(loop, prev, history);
   if (!walks) return landing;
-  const way = goesOn(loop!, prev.locals, walks, undefined, undefined);
+  const way = goesOn(loop!, prev.locals, walks, undefined, iterationsDone(loop!, prev, history.frameStates));
   const line = prev.line;
   const head = way === 'exit' ? 'line' : way === 'body' ? 'return' : undefined;
   const bare = head && landing[head]?.bare;
@@ -247,12 +276,31 @@ const PAST = Symbol('past the last element');
  * does not reach back that far, or for a comprehension.
  */
 function iterationsDone(loop: Loop, prev: State, frame: readonly State[] | undefined): number | undefined {
-  if (loop.kind !== 'for' || loop.body_end === undefined || !frame) return undefined;
+  if (loop.kind !== 'for') return comprehensionRounds(loop, prev, frame);
+  if (loop.body_end === undefined || !frame) return undefined;
   const header = prev.line;
   let visits = 1;
   for (const s of frame) {
     if (s.line < header || s.line > loop.body_end) return visits - 1;
     if (s.line === header && s.event === 'line') visits++;
+  }
+  return undefined;
+}
+
+/**
+ * The elements a comprehension's frame has taken, on its line event `prev`: each round ends on
+ * a line event with its targets bound (the first line event, before any, has none), so those
+ * line events back to the frame's call, `prev` among them. Undefined where the history does
+ * not reach the call, or a frame's locals were cut.
+ */
+function comprehensionRounds(loop: Loop, prev: State, frame: readonly State[] | undefined): number | undefined {
+  if (!frame || prev.locals[MORE_LOCALS_KEY] !== undefined) return undefined;
+  const bound = (s: State) => Object.keys(loop.sources).some((t) => s.locals[t] !== undefined);
+  let rounds = bound(prev) ? 1 : 0;
+  for (const s of frame) {
+    if (s.locals[MORE_LOCALS_KEY] !== undefined) return undefined;
+    if (s.event === 'call') return rounds;
+    if (s.event === 'line' && bound(s)) rounds++;
   }
   return undefined;
 }

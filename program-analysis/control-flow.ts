@@ -66,6 +66,8 @@ const LoopSchema = z.object({
   fresh: z.boolean().optional(),
   /** A comprehension that walks only parameters of its function, never rebound or changed there: any state of the call shows what it walks. */
   settled: z.boolean().optional(),
+  /** A list comprehension as an expression of its caller's values: what its frame returns (defined below). */
+  value: z.lazy(() => TestExprSchema).optional(),
 });
 export type Loop = z.infer<typeof LoopSchema>;
 

@@ -69,7 +69,10 @@ and, for the whole program:
                  A comprehension's `settled`: what it iterates is read only from parameters of
                  the function it sits in that nothing there rebinds or changes, so any state of
                  that call shows the values it walks (model-client/loop-values.ts uses the
-                 run's entry state after a jump that hides the caller's state on the line)
+                 run's entry state after a jump that hides the caller's state on the line).
+                 A list comprehension's `value`: the comprehension as an expression (as
+                 `branches`' tests), which the caller's locals on its line decide: what the
+                 comprehension's frame returns
 
   branches       line -> {test, body} for an `if`, `elif` or `while` header whose test only reads
                  values a state shows: locals, literals, comparisons, `and`/`or`/`not`,
@@ -489,7 +492,7 @@ def fresh_targets(loop, targets, parents):
     return not (targets & (params | bound_elsewhere))
 
 
-def loop_lines(tree, rebound):
+def loop_lines(tree, rebound, pure=frozenset()):
     """line -> [{kind, sources, body?, body_end?, fresh?}] for the loops whose next element a state tells: see the module's docstring."""
     parents = parent_map(tree)
 
@@ -549,6 +552,9 @@ def loop_lines(tree, rebound):
                 loop = {'kind': kind, 'sources': sources}
                 if settled(node, sources):
                     loop['settled'] = True
+                value = comprehension(node, rebound, pure) if kind == '<listcomp>' else None
+                if value:
+                    loop['value'] = value
                 out.setdefault(node.lineno, []).append(loop)
     # Two loops of one kind on a line: which frame is which is not known.
     return {line: kept for line, loops in out.items()
@@ -964,7 +970,7 @@ def control_flow(source):
     pure_names = frozenset(pure)
     return {'kind': 'ok', 'frames': out, 'unstable': sorted(unstable_names(tree)), 'direct_only': sorted(direct),
             'literals': by_line(literals), 'returns_literal': by_line(return_literals(tree, statements, rebinds_set)),
-            'loops': by_line(loop_lines(tree, rebound)), 'branches': by_line(branch_lines(tree, statements, rebound, pure_names)),
+            'loops': by_line(loop_lines(tree, rebound, pure_names)), 'branches': by_line(branch_lines(tree, statements, rebound, pure_names)),
             'assigned': by_line(assigned_lines(tree, statements, rebound, pure_names)),
             'returned': by_line(returned_lines(tree, statements, rebound, pure_names)), 'pure': pure,
             'mutated': by_line(mutated_lines(tree, statements, rebound, pure_names)),

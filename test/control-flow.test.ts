@@ -346,6 +346,31 @@ describe('a loop binds the next element of what it iterates', () => {
     expect(await ok(comp({ c: "'b'" }), ret, caller)).toBe(false);
   });
 
+  it("a comprehension's frame: no target on its call and first line; its line events count the elements taken; its return is the comprehension's value", async () => {
+    const program = "def f(xs, k):\n    return [x for x in xs if x != k]\n";
+    const progLines = sourceLines(program);
+    const callerAt2: State = { event: 'line', line: 2, source: progLines[1]!, stack: [{ function: 'f', line: 2 }], locals: { xs: '[3, 5, 3]', k: '5' } };
+    const comp = (event: 'call' | 'line', locals: Record<string, string>): State => ({ event, line: 2, source: progLines[1]!, stack: [{ function: 'f', line: 2 }, { function: '<listcomp>', line: 2 }], locals });
+    const check = async (prev: State, text: string, frameStates: State[], action: Action = { kind: 'step_over' }) => {
+      const c = new FrameConstraint({ action, lines: progLines, names: FrameNames.ofProgram(progLines), prevFunction: prev.stack[prev.stack.length - 1]!.function, flow: (await ControlFlow.of(program))!, prev, caller: callerAt2, frameStates });
+      return feedText(c, text) && c.done;
+    };
+    const line = (locals: string) => `${L.lineSep}${L.locSep}2${L.argSep}${locals}${L.srcSep}${progLines[1]}${L.actionSep}`;
+    const call = comp('call', { k: '5' });
+    const callText = (locals: string) => `${L.callSep}${L.locSep}f:2 <listcomp>:2${L.srcSep}${progLines[1]}${L.argSep}${locals}${L.actionSep}`;
+    expect(await check(callerAt2, callText('{"k": "5"}'), [], { kind: 'step_into' })).toBe(true);
+    expect(await check(callerAt2, callText('{"k": "5", "x": "3"}'), [], { kind: 'step_into' })).toBe(false);
+    expect(await check(call, line('{"k": "5", "x": "3"}'), [])).toBe(false);
+    // 3 comes twice: after the first 3 (one element taken) 5 is next, after the second the frame returns.
+    const first = comp('line', { k: '5' });
+    expect(await check(comp('line', { k: '5', x: '3' }), line('{"k": "5", "x": "5"}'), [first, call])).toBe(true);
+    expect(await check(comp('line', { k: '5', x: '3' }), line('{"k": "5", "x": "5"}'), [comp('line', { k: '5', x: '5' }), comp('line', { k: '5', x: '3' }), first, call])).toBe(false);
+    const ret = (value: string) => `${L.returnSep}${L.locSep}2${L.srcSep}${progLines[1]}${L.argSep}"${value}"${L.localsSep}{"k": "5", "x": "3"}${L.actionSep}`;
+    const last = [comp('line', { k: '5', x: '5' }), comp('line', { k: '5', x: '3' }), first, call];
+    expect(await check(comp('line', { k: '5', x: '3' }), ret('[3, 3]'), last)).toBe(true);
+    expect(await check(comp('line', { k: '5', x: '3' }), ret('[3, 5, 3]'), last)).toBe(false);
+  });
+
   it("after a jump into a comprehension of the entry's parameters, any state of the entry's call shows what it walks", async () => {
     const comp = (program: string, locals: Record<string, string>): State => ({ event: 'line', line: 6, source: sourceLines(program)[5]!, stack: [{ function: 'f', line: 6 }, { function: '<listcomp>', line: 6 }], locals });
     const check = async (program: string, prev: State, text: string, entry: State) => {
