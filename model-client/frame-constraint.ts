@@ -29,7 +29,7 @@ import { type ContentRule, JsonString, KnownNames, type LocalEntry, LocalsSegmen
 import { type FrameNames, LocSegment } from './loc-constraint.js';
 import { branchLanding } from './branch-landing.js';
 import { evaluate, mutated, someExpr } from './expr-eval.js';
-import { comprehensionUnbound, comprehensionValue, type LoopBefore, loopBefore, loopLanding, loopValues } from './loop-values.js';
+import { comprehensionCallValues, comprehensionUnbound, comprehensionValue, type LoopBefore, loopBefore, loopLanding, loopValues } from './loop-values.js';
 import { type PyValue, pyRepr, reprValue } from './repr-value.js';
 import { reprRule } from './repr-constraint.js';
 import { type Segment, type TokenSpan, cp } from './segment.js';
@@ -542,14 +542,19 @@ export class FrameConstraint {
   /**
    * Names the step surely bound that the state before lacks, so that the locals written must
    * show them: a line that assigns a literal or a value the state decides, a loop's targets
-   * entering its body (a forward step to the frame's next stop). Not where the state before
+   * entering its body (a forward step to the frame's next stop), the name a callee's return
+   * value is assigned to, a comprehension's free variables on its call. Not where the frame
    * is near the cap on locals (a truncated frame keeps only its first names).
    */
   private surelyBound(stepped: SteppedValues): string[] {
-    const { prev } = this.rules;
-    if (!prev || Object.keys(prev.locals).length >= MAX_LOCALS - 2) return [];
-    const names = [...Object.keys(stepped.assigned ?? {}), ...Object.keys(stepped.iterated ?? {})];
-    return [...new Set(names)].filter((n) => prev.locals[n] === undefined);
+    const { prev, caller } = this.rules;
+    const names = [...new Set([...Object.keys(stepped.assigned ?? {}), ...Object.keys(stepped.iterated ?? {})])];
+    if (!prev || names.length === 0) return [];
+    // The same frame: a name it held before is written only where its value changed (a delta).
+    if (this.bare) return Object.keys(prev.locals).length >= MAX_LOCALS - 2 ? [] : names.filter((n) => prev.locals[n] === undefined);
+    // A new comprehension's frame holds only these; the caller a callee returned to, what its state on the call line showed and the name the line binds.
+    const held = this.head?.kind === 'event' && this.head.event === 'call' ? names.length : caller && caller.line === prev.stack[prev.stack.length - 2]?.line ? Object.keys(caller.locals).length + 1 : undefined;
+    return held === undefined || held >= MAX_LOCALS - 2 ? [] : names;
   }
 
   /**
@@ -561,7 +566,8 @@ export class FrameConstraint {
     if (!flow || this.head?.kind !== 'event') return {};
     const landing = { event: this.head.event, line: this.line!, bare: this.bare };
     const received = valueReceived(flow, action, prev, landing, this.function);
-    const assigned = valuesAssigned(flow, action, prev, landing) ?? (received?.name === undefined ? undefined : { [received.name]: received.value });
+    const assigned =
+      valuesAssigned(flow, action, prev, landing) ?? (received?.name === undefined ? undefined : { [received.name]: received.value }) ?? comprehensionCallValues(flow, action, prev, landing, this.function);
     const iterated = loopValues(flow, action, prev, this.rules, landing);
     return { ...(assigned ? { assigned } : {}), ...(iterated ? { iterated } : {}) };
   }

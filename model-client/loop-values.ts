@@ -158,6 +158,22 @@ export function comprehensionValue(flow: ControlFlow, action: Action | null, pre
 }
 
 /**
+ * What a comprehension's frame shows on its call event, a step_into from the caller's line
+ * that only assigns or returns the comprehension, nothing that can run code before it
+ * (control_flow.py's `received`): its free variables (the names it reads from the caller)
+ * that the caller's state shows, with the caller's values: the same objects, nothing run since.
+ */
+export function comprehensionCallValues(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame, fn: string | undefined): Record<string, string> | undefined {
+  if (action?.kind !== 'step_into' || !prev || prev.event !== 'line' || landing.event !== 'call' || landing.bare || fn === undefined || !COMPREHENSION.test(fn)) return undefined;
+  if (!flow.programNames.localsByCodeOnly || landing.line !== prev.line || flow.received.get(prev.line)?.callee !== fn) return undefined;
+  const free = flow.loops.get(prev.line)?.find((l) => l.kind === fn)?.free;
+  if (!free || prev.locals[MORE_LOCALS_KEY] !== undefined) return undefined;
+  const out: Record<string, string> = {};
+  for (const name of free) if (prev.locals[name] !== undefined && !flow.programNames.unstable.has(name)) out[name] = prev.locals[name]!;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
  * The targets a comprehension's frame cannot hold yet: on its call event, and on its first
  * line event, a step from the call (it binds them only by taking an element).
  */

@@ -68,6 +68,8 @@ const LoopSchema = z.object({
   settled: z.boolean().optional(),
   /** A list comprehension as an expression of its caller's values: what its frame returns (defined below). */
   value: z.lazy(() => TestExprSchema).optional(),
+  /** A comprehension's free variables: the names it reads from the function around it, which its frame shows. */
+  free: z.array(z.string()).optional(),
 });
 export type Loop = z.infer<typeof LoopSchema>;
 

@@ -72,7 +72,8 @@ and, for the whole program:
                  run's entry state after a jump that hides the caller's state on the line).
                  A list comprehension's `value`: the comprehension as an expression (as
                  `branches`' tests), which the caller's locals on its line decide: what the
-                 comprehension's frame returns
+                 comprehension's frame returns. Its `free`: the names it reads from the
+                 function around it (its code's free variables), which its frame shows
 
   branches       line -> {test, body} for an `if`, `elif` or `while` header whose test only reads
                  values a state shows: locals, literals, comparisons, `and`/`or`/`not`,
@@ -492,7 +493,7 @@ def fresh_targets(loop, targets, parents):
     return not (targets & (params | bound_elsewhere))
 
 
-def loop_lines(tree, rebound, pure=frozenset()):
+def loop_lines(tree, rebound, pure=frozenset(), free=None):
     """line -> [{kind, sources, body?, body_end?, fresh?}] for the loops whose next element a state tells: see the module's docstring."""
     parents = parent_map(tree)
 
@@ -555,6 +556,8 @@ def loop_lines(tree, rebound, pure=frozenset()):
                 value = comprehension(node, rebound, pure) if kind == '<listcomp>' else None
                 if value:
                     loop['value'] = value
+                if (free or {}).get((node.lineno, kind)) is not None:
+                    loop['free'] = free[(node.lineno, kind)]
                 out.setdefault(node.lineno, []).append(loop)
     # Two loops of one kind on a line: which frame is which is not known.
     return {line: kept for line, loops in out.items()
@@ -933,9 +936,14 @@ def control_flow(source):
         return {'kind': 'error', 'message': f'{type(e).__name__}: {e}'}
     frames = {}
     defs = {}
+    # (line, kind) -> a comprehension's free variables; None where two share the key.
+    free = {}
     stack = [code]
     while stack:
         co = stack.pop()
+        if co.co_name in COMPREHENSION_FRAMES.values():
+            key = (co.co_firstlineno, co.co_name)
+            free[key] = None if key in free else sorted(co.co_freevars)
         for line, names in function_defs(co).items():
             defs.setdefault(line, {}).update(names)
         info = analyse(co)
@@ -970,7 +978,7 @@ def control_flow(source):
     pure_names = frozenset(pure)
     return {'kind': 'ok', 'frames': out, 'unstable': sorted(unstable_names(tree)), 'direct_only': sorted(direct),
             'literals': by_line(literals), 'returns_literal': by_line(return_literals(tree, statements, rebinds_set)),
-            'loops': by_line(loop_lines(tree, rebound, pure_names)), 'branches': by_line(branch_lines(tree, statements, rebound, pure_names)),
+            'loops': by_line(loop_lines(tree, rebound, pure_names, free)), 'branches': by_line(branch_lines(tree, statements, rebound, pure_names)),
             'assigned': by_line(assigned_lines(tree, statements, rebound, pure_names)),
             'returned': by_line(returned_lines(tree, statements, rebound, pure_names)), 'pure': pure,
             'mutated': by_line(mutated_lines(tree, statements, rebound, pure_names)),

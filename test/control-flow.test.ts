@@ -502,8 +502,14 @@ describe('a value assigned (a literal, or one the state before decides) is that 
     const line = (n: number, locals: string) => `${L.lineSep}${L.locSep}f:${n}${L.argSep}${locals}${L.srcSep}${lines[n - 1]}${L.actionSep}`;
     expect(await ok(returning(5, '2'), { kind: 'step_over' }, line(6, '{"x": "1", "y": "2"}'), program)).toBe(true);
     expect(await ok(returning(5, '2'), { kind: 'step_over' }, line(6, '{"x": "1", "y": "3"}'), program)).toBe(false);
-    // y must be shown: the line bound it.
-    expect(await ok(returning(5, '2'), { kind: 'step_into' }, line(6, '{"x": "1"}'), program)).toBe(false);
+    // y must be shown where the history holds the caller's state on the call line (how many locals its frame has): the line bound it.
+    const callerAt5: State = { event: 'line', line: 5, source: lines[4]!, stack: [{ function: 'f', line: 5 }], locals: { x: '1' } };
+    const withCaller = async (text: string) => {
+      const c = new FrameConstraint({ action: { kind: 'step_into' }, lines, names: FrameNames.ofProgram(lines), prevFunction: 'h', flow: (await ControlFlow.of(program))!, prev: returning(5, '2'), caller: callerAt5 });
+      return feedText(c, text) && c.done;
+    };
+    expect(await withCaller(line(6, '{"x": "1"}'))).toBe(false);
+    expect(await withCaller(line(6, '{"x": "1", "y": "2"}'))).toBe(true);
     // `h(h(x))`: the inner call returns into the line first; its value is not z's.
     expect(await ok(returning(6, '2'), { kind: 'step_over' }, line(7, '{"x": "1", "y": "2", "z": "9"}'), program)).toBe(true);
     const ret = (value: string) => `${L.returnSep}${L.locSep}f:7${L.srcSep}${lines[6]}${L.argSep}"${value}"${L.localsSep}{"x": "1", "y": "2", "z": "4"}${L.actionSep}`;
