@@ -28,7 +28,7 @@ import { bothRules, keptByCaller, keptNames, keptValueRule, type LandingFrame, o
 import { type ContentRule, JsonString, KnownNames, type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
 import { type FrameNames, LocSegment } from './loc-constraint.js';
 import { branchLanding } from './branch-landing.js';
-import { evaluate, mutated, someExpr } from './expr-eval.js';
+import { evaluate, mutated, someExpr, testHolds } from './expr-eval.js';
 import { comprehensionCallValues, comprehensionUnbound, comprehensionValue, type LoopBefore, loopBefore, loopLanding, loopValues } from './loop-values.js';
 import { type PyValue, pyRepr, reprValue } from './repr-value.js';
 import { reprRule } from './repr-constraint.js';
@@ -124,10 +124,17 @@ function valuesAssigned(flow: ControlFlow, action: Action | null, prev: State | 
   if (literals) return Object.fromEntries(Object.entries(literals).filter(([name]) => !unstable.has(name)));
   const assigned = flow.assigned.get(prev.line);
   if (assigned) {
+    // `if TEST: NAME = EXPR`: where the test fails, the names keep what they held (or stay unbound).
+    const runs = assigned.when === undefined ? true : testHolds(assigned.when, prev.locals, flow.pure);
+    if (runs === undefined) return undefined;
     // Each value alone: the line ran to its end, so none of them raised.
     const out: Record<string, string> = {};
     for (const { name, value } of [assigned, ...(assigned.also ?? [])]) {
       if (unstable.has(name)) continue;
+      if (!runs) {
+        if (prev.locals[name] !== undefined) out[name] = prev.locals[name]!;
+        continue;
+      }
       const v = evaluate(value, prev.locals, flow.pure);
       const repr = v && pyRepr(v);
       if (repr !== undefined) out[name] = repr;
@@ -157,7 +164,7 @@ function valuesUndone(flow: ControlFlow, action: Action | null, prev: State | un
   if (!runsStatements(prev.stack[prev.stack.length - 1]!.function)) return undefined;
   const assigned = flow.assigned.get(landing.line);
   const v = assigned?.value;
-  if (!assigned || assigned.also || flow.programNames.unstable.has(assigned.name) || !v || !('binary' in v) || (v.binary !== '+' && v.binary !== '-')) return undefined;
+  if (!assigned || assigned.also || assigned.when || flow.programNames.unstable.has(assigned.name) || !v || !('binary' in v) || (v.binary !== '+' && v.binary !== '-')) return undefined;
   const [self, added] = v.operands as [TestExpr, TestExpr];
   if (!('name' in self) || self.name !== assigned.name || someExpr(added, (x) => 'name' in x && x.name === assigned.name)) return undefined;
   const after = prev.locals[assigned.name];

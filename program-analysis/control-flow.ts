@@ -120,9 +120,16 @@ const BranchSchema = z.object({ test: TestExprSchema, body: z.number().int() });
 export type Branch = z.infer<typeof BranchSchema>;
 /**
  * A line that only assigns a name an expression of shown values (`i += 1`, `c = s[i]`); a
- * tuple assignment's other names in `also` (`a, b = b, a + b`: every value read before any is bound).
+ * tuple assignment's other names in `also` (`a, b = b, a + b`: every value read before any is
+ * bound); `when` for `if TEST: NAME = EXPR` on one line.
  */
-const AssignedSchema = z.object({ name: z.string(), value: TestExprSchema, also: z.array(z.object({ name: z.string(), value: TestExprSchema })).optional() });
+const AssignedSchema = z.object({
+  name: z.string(),
+  value: TestExprSchema,
+  also: z.array(z.object({ name: z.string(), value: TestExprSchema })).optional(),
+  /** The test of an `if` whose body is the assignment, all on one line: the names are bound only where it holds. */
+  when: TestExprSchema.optional(),
+});
 export type Assigned = z.infer<typeof AssignedSchema>;
 /** A line that only changes a local list or dict in place (`xs.append(x)`, `d[k] = v`). */
 const MutatedSchema = z.object({ name: z.string(), op: z.enum(['append', 'extend', 'insert', 'pop', 'setitem']), args: z.array(TestExprSchema) });

@@ -92,7 +92,9 @@ and, for the whole program:
                  before shows every value it reads. A tuple assignment `A, B = EXPR1, EXPR2`
                  (names only, no star) gives its first name there and the others in `also`:
                  each value is read from the state before, as Python evaluates the right side
-                 whole before binding any name. Not in the programs `branches` leaves out
+                 whole before binding any name. An `if` with such a line as its body, all on
+                 one line (`if n < 0: n = -n`), gives its test in `when`: the names are bound
+                 only where it holds. Not in the programs `branches` leaves out
 
   received       line -> {name?, callee} for a line that is only `NAME = CALLEE(ARGS)` or `return
                  CALLEE(ARGS)` (or assigns or returns a comprehension): after CALLEE's frame
@@ -719,14 +721,12 @@ def program_tests_values(tree, rebound):
 
 
 def assigned_lines(tree, statements, rebound, pure):
-    """line -> {name, value} for the lines that only assign a name an expression of shown values: see the module's docstring."""
+    """line -> {name, value, also?, when?} for the lines that only assign a name an expression of shown values:
+    see the module's docstring."""
     if not program_tests_values(tree, rebound):
         return {}
-    out = {}
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) or node.lineno != node.end_lineno \
-                or statements[node.lineno] != 1 or node.value is None:
-            continue
+
+    def assignment(node):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         if len(targets) == 1 and isinstance(node, ast.Assign) and isinstance(targets[0], ast.Tuple):
             # `a, b = b, a + b`: the right side is evaluated whole before any name is bound.
@@ -734,25 +734,39 @@ def assigned_lines(tree, statements, rebound, pure):
             parts = node.value.elts if isinstance(node.value, ast.Tuple) else []
             if None in names or len(set(names)) != len(names) or len(parts) != len(names) \
                     or any(n.startswith('__') for n in names) or any(isinstance(v, ast.Starred) for v in parts):
-                continue
+                return None
             values = [test_expr(v, rebound, False, pure) for v in parts]
             # All literals are `literals`'.
-            if None not in values and not all('const' in v for v in values):
-                out[node.lineno] = {'name': names[0], 'value': values[0],
-                                    'also': [{'name': n, 'value': v} for n, v in zip(names[1:], values[1:])]}
-            continue
+            if None in values or all('const' in v for v in values):
+                return None
+            return {'name': names[0], 'value': values[0], 'also': [{'name': n, 'value': v} for n, v in zip(names[1:], values[1:])]}
         if len(targets) != 1 or not isinstance(targets[0], ast.Name) or targets[0].id.startswith('__'):
-            continue
+            return None
         name = targets[0].id
         if isinstance(node, ast.AugAssign):
             if type(node.op) not in BINARY_OPS:
-                continue
+                return None
             value = test_expr(ast.BinOp(left=ast.Name(id=name, ctx=ast.Load()), op=node.op, right=node.value), rebound, False, pure)
         else:
             value = test_expr(node.value, rebound, False, pure)
         # A literal is `literals`'.
-        if value is not None and 'const' not in value:
-            out[node.lineno] = {'name': name, 'value': value}
+        return {'name': name, 'value': value} if value is not None and 'const' not in value else None
+
+    out = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.lineno == node.end_lineno \
+                and statements[node.lineno] == 1 and node.value is not None:
+            found = assignment(node)
+        elif isinstance(node, ast.If) and node.lineno == node.end_lineno and not node.orelse and len(node.body) == 1 \
+                and isinstance(node.body[0], (ast.Assign, ast.AugAssign)) and statements[node.lineno] == 2:
+            # `if n < 0: n = -n`, all on one line: the assignment runs where the test holds.
+            when = test_expr(node.test, rebound, False, pure)
+            found = assignment(node.body[0])
+            found = found and when and {**found, 'when': when}
+        else:
+            continue
+        if found:
+            out[node.lineno] = found
     return out
 
 

@@ -525,6 +525,14 @@ describe('a value assigned (a literal, or one the state before decides) is that 
     // b from the new a (2 + 2) would be sequential assignment, not Python's.
     expect(await ok(st, { kind: 'step_over' }, to('{"a": "2", "b": "4"}'), program)).toBe(false);
     expect(await ok(st, { kind: 'step_over' }, to('{"a": "1", "b": "3"}'), program)).toBe(false);
+    // `if TEST: ...` on one line: bound where the test holds, unchanged where it fails.
+    const guarded = 'def f(n, neg):\n    if n < 0: n, neg = -1 * n, -1\n    return n\n';
+    const at2 = (n: string): State => ({ event: 'line', line: 2, source: sourceLines(guarded)[1]!, stack: [{ function: 'f', line: 2 }], locals: { n, neg: '1' } });
+    const to3 = (locals: string) => `${L.lineSep}${L.locSep}3${L.argSep}${locals}${L.srcSep}${sourceLines(guarded)[2]}${L.actionSep}`;
+    expect(await ok(at2('-2'), { kind: 'step_over' }, to3('{"n": "2", "neg": "-1"}'), guarded)).toBe(true);
+    expect(await ok(at2('-2'), { kind: 'step_over' }, to3('{"n": "-2", "neg": "1"}'), guarded)).toBe(false);
+    expect(await ok(at2('2'), { kind: 'step_over' }, to3('{"n": "2", "neg": "1"}'), guarded)).toBe(true);
+    expect(await ok(at2('2'), { kind: 'step_over' }, to3('{"n": "-2", "neg": "-1"}'), guarded)).toBe(false);
   });
 
   it('a name the step surely bound must be shown, and a loop that ran out keeps its target', async () => {
