@@ -601,8 +601,9 @@ describe('a value assigned (a literal, or one the state before decides) is that 
     };
     expect(okFrom(`{"a": "1", "s": "'x'", "b": "2"}`, callLine)).toBe(true);
     expect(okFrom(`{"a": "1", "s": "'y'", "b": "2"}`, callLine)).toBe(false);
-    // b is the call line's own: any value.
-    expect(okFrom(`{"a": "1", "s": "'x'", "b": "3"}`, callLine)).toBe(true);
+    // b is the call line's own: the value g's return showed (valueReceived), nothing else.
+    expect(okFrom(`{"a": "1", "s": "'x'", "b": "3"}`, callLine)).toBe(false);
+    expect(okFrom(`{"a": "1", "s": "'x'", "b": "2"}`, callLine)).toBe(true);
     expect(okFrom(`{"a": "1", "s": "'y'", "b": "2"}`)).toBe(true);
   });
 
