@@ -158,7 +158,6 @@ const CRUXEVAL_FLAGS = {
   precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32; int8: the folder's int8 file)" },
   samples: { type: 'string', value: 'N', description: 'vote over N sampled frames per jump (default 1: greedy)' },
   check: { type: 'string', value: 'forward|none', description: "input task: run the model's answer and the output-as-argument forward with the model, keep one that returns the output (default forward)" },
-  draws: { type: 'string', value: 'N', description: 'input task, forward check: when both fail, sample N call frames and check the distinct ones too (default 0)' },
 } satisfies FlagSpecs;
 
 const CRUXEVAL_COMMAND = defineCommand({
@@ -182,8 +181,6 @@ async function cruxevalCommand({ values }: Parsed<typeof CRUXEVAL_FLAGS>, usage:
   if (check !== 'forward' && check !== 'none') throw usage('--check must be forward or none');
   if (values.method !== undefined && task === 'input' && check === 'none') throw usage('--method applies to the output task and the input task\'s forward check, not to --check none');
   if (values.check !== undefined && task === 'output') throw usage('--check applies to --task input only');
-  const draws = values.draws === undefined ? undefined : limitOf(values.draws, usage, '--draws');
-  if (draws !== undefined && (task !== 'input' || check === 'none')) throw usage('--draws applies to the input task\'s forward check only');
   const rows = await loadRows(values.data, limitOf(values.limit, usage), usage);
   const dir = values.model ?? defaultModelDir();
   const model = await loadModel(dir, precisionOf(values.precision, usage), usage);
@@ -191,7 +188,7 @@ async function cruxevalCommand({ values }: Parsed<typeof CRUXEVAL_FLAGS>, usage:
     const frames = await PartialFrameDecoder.load(model, dir);
     const bar = new ProgressBar(`cruxeval ${task}`, rows.length);
     const samples = limitOf(values.samples, usage, '--samples');
-    const report = await evaluateCruxEval(rows, model, frames, { task, method, check: check === 'forward', ...(samples === undefined ? {} : { samples }), ...(draws === undefined ? {} : { draws }), onProgress: (done) => bar.update(done) });
+    const report = await evaluateCruxEval(rows, model, frames, { task, method, check: check === 'forward', ...(samples === undefined ? {} : { samples }), onProgress: (done) => bar.update(done) });
     process.stdout.write(values.json ? JSON.stringify({ modelDir: dir, ...report }, null, 2) + '\n' : formatCruxEval(report));
   } finally {
     await model.release();

@@ -37,7 +37,6 @@ import type { PartialFrameDecoder } from '../model-client/partial-frame.js';
 import { sourceLines } from '../tracer/run-tracer.js';
 import { describeError, failureKind, type InternalError } from './failures.js';
 import type { HeldoutRow } from './heldout.js';
-import type { State } from '../grammar/state.js';
 import { checkRows, type Inspection, inspectRows } from './python-rows.js';
 import { type CalibrationBand, calibration, formatCalibration, pct } from './calibration.js';
 
@@ -109,9 +108,11 @@ function argumentList(locals: Readonly<Record<string, string>>, params: Shape['p
     .join(', ');
 }
 
-/** The model's own answer: the call frame it writes back from f's return (input-prediction.ts), and that return state. */
-async function inverseInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape, samples?: number): Promise<Predicted & { returned: State }> {
-  await showF(p, row);
+/** The model's own answer: the call frame it writes back from f's return (input-prediction.ts). */
+async function inverseInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape, samples?: number): Promise<Predicted> {
+  // The program as a run of f sees it (cut to f's scope, as the forward run shows it); no
+  // call frame: the arguments are what is asked.
+  await p.show(row.code, 'f');
   const question = { program: row.code, lines: sourceLines(row.code), function: 'f', returnLines: shape.returns.length > 0 ? shape.returns : [shape.last], value: row.output, cut: p.programCut() };
   const { returned, call } = await predictCallFrame(p, question, {
     complete: (program, direction, start) => frames.complete(program, direction, start),
@@ -124,71 +125,33 @@ async function inverseInput(p: NeuralPredictor, frames: PartialFrameDecoder, row
   // The model's probability of the way back: the return frame's locals it wrote, then the
   // whole call frame (as the output's confidence is its way forward, runToEnd).
   const confidence = Math.exp(returned.restLogprob) * call.confidence.frame;
-  return { text: argumentList(call.state.locals, shape.params), confidence, returned: returned.state };
-}
-
-/** The program as a run of f sees it (cut to f's scope, as the forward run shows it); no call frame: the arguments are what is asked. */
-async function showF(p: NeuralPredictor, row: HeldoutRow): Promise<void> {
-  await p.show(row.code, 'f');
+  return { text: argumentList(call.state.locals, shape.params), confidence };
 }
 
 /**
- * More answers of the model: `draws` call frames sampled (temperature 1, top-p) by
- * `inv_step_call` from the return state its own answer came from, as argument lists, the
- * most often drawn first; frames that are not f's call or lack a parameter drop out.
+ * Generate and check (`check`, the default): the candidates are the model's own answer and
+ * the output itself as the only argument; the model runs each forward from its call
+ * (predictCall, the output task's protocol, by `method`; nothing runs in Python) and the
+ * first whose predicted return is the output wins, with the forward path's probability as its
+ * confidence. When none does, the model's own answer stands.
  */
-async function sampledInputs(p: NeuralPredictor, row: HeldoutRow, shape: Shape, returned: State, draws: number): Promise<string[]> {
-  await showF(p, row);
-  const call = await p.predict([{ state: returned }], { kind: 'inv_step_call' }, { samples: draws, alternatives: true });
-  const inputs: string[] = [];
-  for (const frame of [call, ...(call.alternatives ?? [])]) {
-    if (frame.kind !== 'state' || frame.state.event !== 'call' || frame.state.stack.length !== 1) continue;
-    try {
-      inputs.push(argumentList(frame.state.locals, shape.params));
-    } catch (err) {
-      if (!(err instanceof NoPrediction)) throw err;
-    }
-  }
-  return inputs;
-}
-
-/**
- * Generate and check (`check`, the default): the candidates are the model's own answer, the
- * output itself as the only argument, then (`draws` > 0) the other call frames the model
- * writes when `draws` of them are sampled. The model runs each forward from its call
- * (predictCall, the output task's protocol; nothing runs in Python) and the first whose
- * predicted return is the output wins, with the forward path's probability as its confidence.
- * When none does, the model's own answer stands.
- */
-async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape, opts: { samples?: number; check: boolean; method: OutputMethod; draws: number }): Promise<Predicted> {
+async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape, opts: { samples?: number; check: boolean; method: OutputMethod }): Promise<Predicted> {
   if (!opts.check) return inverseInput(p, frames, row, shape, opts.samples);
   // Without an answer of its own (a model failure) the model may still confirm the other candidate.
-  const own: { ok: true; answer: Predicted & { returned: State } } | { ok: false; error: unknown } = await inverseInput(p, frames, row, shape, opts.samples).then(
+  const own: { ok: true; answer: Predicted } | { ok: false; error: unknown } = await inverseInput(p, frames, row, shape, opts.samples).then(
     (answer) => ({ ok: true as const, answer }),
     (error: unknown) => {
       if (failureKind(error) === 'internal') throw error;
       return { ok: false as const, error };
     },
   );
-  const tried = new Set<string>();
-  const confirms = async (args: string): Promise<Predicted | null> => {
-    if (tried.has(args)) return null;
-    tried.add(args);
+  const candidates = [...new Set([...(own.ok ? [own.answer.text] : []), row.output])];
+  for (const args of candidates) {
     const outcome = await predictCandidateCall(p, row.code, { entry: 'f', args }, shape.returns, opts.samples, opts.method);
-    return outcome?.kind === 'returned' && outcome.value === row.output ? { text: args, confidence: outcome.confidence } : null;
-  };
-  for (const args of [...(own.ok ? [own.answer.text] : []), row.output]) {
-    const confirmed = await confirms(args);
-    if (confirmed) return confirmed;
-  }
-  if (own.ok && opts.draws > 0) {
-    for (const args of await sampledInputs(p, row, shape, own.answer.returned, opts.draws)) {
-      const confirmed = await confirms(args);
-      if (confirmed) return confirmed;
-    }
+    if (outcome?.kind === 'returned' && outcome.value === row.output) return { text: args, confidence: outcome.confidence };
   }
   if (!own.ok) throw own.error;
-  return { text: own.answer.text, confidence: own.answer.confidence };
+  return own.answer;
 }
 
 // ---- both --------------------------------------------------------------------------------
@@ -200,13 +163,8 @@ export interface EvaluateCruxOptions {
   samples?: number;
   /** Input task: check candidate inputs by running them forward with the model (predictInput); default true. */
   check?: boolean;
-  /** Input task with the check: call frames sampled for more candidates when the first two fail (default DEFAULT_INPUT_DRAWS). */
-  draws?: number;
   onProgress?: (done: number, total: number) => void;
 }
-
-/** Input task: call frames sampled for more candidates (predictInput); 0 checks the greedy answer and the output only. */
-export const DEFAULT_INPUT_DRAWS = 0;
 
 const BASELINE_NAMES: Record<CruxTask, string> = { output: 'first argument unchanged', input: 'the output as the only argument' };
 
@@ -219,7 +177,7 @@ export async function evaluateCruxEval(rows: readonly HeldoutRow[], p: NeuralPre
     const shape = shapes[i]!;
     try {
       if (!shape.ok) throw new NoPrediction(`cannot read f: ${shape.error}`);
-      const predicted = opts.task === 'output' ? await predictOutput(p, row, shape, method, opts.samples) : await predictInput(p, frames, row, shape, { ...(opts.samples === undefined ? {} : { samples: opts.samples }), check: opts.check ?? true, method, draws: opts.draws ?? DEFAULT_INPUT_DRAWS });
+      const predicted = opts.task === 'output' ? await predictOutput(p, row, shape, method, opts.samples) : await predictInput(p, frames, row, shape, { ...(opts.samples === undefined ? {} : { samples: opts.samples }), check: opts.check ?? true, method });
       model.push({ prediction: predicted.text, passed: false, confidence: predicted.confidence });
     } catch (err) {
       if (failureKind(err) === 'internal') internalErrors.push({ id: row.id, message: describeError(err) });

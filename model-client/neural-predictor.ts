@@ -432,14 +432,13 @@ export class NeuralPredictor implements Predictor {
     const groups = new Map<string, Parsed[]>();
     for (const p of parsed) groups.set(p.key, [...(groups.get(p.key) ?? []), p]);
     const best = (g: Parsed[]) => g.reduce((a, b) => (b.logprob > a.logprob ? b : a));
-    const [winner, ...losers] = [...groups.values()].sort((a, b) => b.length - a.length || best(b).logprob - best(a).logprob);
+    const [winner] = [...groups.values()].sort((a, b) => b.length - a.length || best(b).logprob - best(a).logprob);
     const chosen = best(winner!);
     if (chosen.frame.fed) this.prefix.remember(chosen.frame.fed.ids, chosen.frame.fed.cache, chosen.frame.fed.ahead);
     const forced = chosen.frame.forced.filter(Boolean).length;
     return {
       ...chosen.prediction,
       ...(outcomes.length > 1 ? { vote: { samples: outcomes.length, valid: parsed.length, agreement: winner!.length / parsed.length, distinct: groups.size } } : {}),
-      ...(opts.alternatives && outcomes.length > 1 ? { alternatives: losers.map((g) => best(g).prediction) } : {}),
       stats: {
         promptTokens: req.ids.length,
         prefilledTokens: req.prefilled + prompt.prefilled,

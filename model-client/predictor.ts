@@ -37,11 +37,6 @@ interface PredictionBase {
   /** The frame as predicted, in the trace language (empty for the user's input and the tracer). */
   text: string;
   vote?: Vote;
-  /**
-   * Asked for (PredictOptions.alternatives) with several samples: the other distinct frames
-   * the samples wrote, in the vote's order (most samples, then the likelier frame).
-   */
-  alternatives?: Prediction[];
   stats?: PredictionStats;
 }
 
@@ -75,8 +70,6 @@ export interface PredictOptions {
   seed?: number;
   /** Aborts the prediction between two forward passes (DecodeAbortedError). */
   signal?: AbortSignal;
-  /** With several samples: also give the losing frames (Prediction.alternatives). */
-  alternatives?: boolean;
 }
 
 export interface StartOptions extends PredictOptions {
