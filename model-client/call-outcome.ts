@@ -1,16 +1,15 @@
 /**
  * How a call of a function ends, as the model predicts it: start at the call (from literal
- * arguments: NeuralPredictor.start) and run to its return, by one of four methods:
+ * arguments: NeuralPredictor.start) and run to its return, by one of three methods:
  *   step_return   one step_return from the call;
  *   breakpoint    a breakpoint on each of the function's return lines in turn; the landing
  *                 the model is surest of (frame probability) among those on a line wins, or,
  *                 if it says no return line is reached, its likeliest exit;
- *   step_over     line by line in the function (F10), each call it makes one step;
- *   step_into     line by line into every call it makes too (F11), so that the decoding
- *                 rules decide the callees' lines and carry their return values back.
- * From there the run steps on (step_over in the function, step_return from a deeper frame;
- * step_into throughout for step_into) to the entry's return or an exit, at most MAX_STEPS
- * actions after a jump, MAX_LINE_STEPS or MAX_INTO_STEPS line by line.
+ *   step_over     line by line in the function (F10), each call it makes one step.
+ * From there the run steps on (step_over in the function, step_return from a deeper frame)
+ * to the entry's return or an exit, at most MAX_STEPS actions after a jump, MAX_LINE_STEPS
+ * line by line. (Line by line into every call, step_into, was tried in the twelfth session:
+ * 55 of the first 120 real-code rows against 62 by step_over, README "Held-out results".)
  *
  * The output task of `ndb eval cruxeval`, `ndb verify`'s predictions and the input task's
  * forward check ask this, and so does the debugger's Predict Inputs (adapter/queries.ts),
@@ -25,16 +24,14 @@ import { FrameBudgetError } from './decode.js';
 import { ContextOverflowError } from './onnx-session.js';
 import type { PredictOptions, Prediction, Predictor } from './predictor.js';
 
-export type OutputMethod = 'step_return' | 'breakpoint' | 'step_over' | 'step_into';
-export const OUTPUT_METHODS: readonly OutputMethod[] = ['breakpoint', 'step_return', 'step_over', 'step_into'];
+export type OutputMethod = 'step_return' | 'breakpoint' | 'step_over';
+export const OUTPUT_METHODS: readonly OutputMethod[] = ['breakpoint', 'step_return', 'step_over'];
 export const isOutputMethod = (x: string): x is OutputMethod => (OUTPUT_METHODS as readonly string[]).includes(x);
 
 /** Most actions from the first landing to the entry's return, after a jump… */
 const MAX_STEPS = 16;
-/** …and line by line (a loop of a few dozen iterations)… */
+/** …and line by line (a loop of a few dozen iterations). */
 const MAX_LINE_STEPS = 400;
-/** …and line by line into every call the run makes. */
-const MAX_INTO_STEPS = 1200;
 
 /** The model gave no usable answer (an exit with an error, a frame of the wrong kind). */
 export class NoPrediction extends Error {
@@ -66,7 +63,7 @@ export type CallOutcome = ({ kind: 'returned'; value: string } | { kind: 'raised
  * frame probability. The value's own tokens are not enough: once the model has chosen the
  * line `return 1`, the value 1 is certain, so a wrong branch used to show "1 (confidence 1.00)".
  */
-async function runToEnd(p: Predictor, history: { state: State; action?: Action }[], landing: Prediction, opts: PredictOptions, maxSteps = MAX_STEPS, into = false): Promise<CallOutcome> {
+async function runToEnd(p: Predictor, history: { state: State; action?: Action }[], landing: Prediction, opts: PredictOptions, maxSteps = MAX_STEPS): Promise<CallOutcome> {
   let path = 1;
   for (let steps = 0; ; steps++) {
     path *= landing.confidence.frame;
@@ -74,7 +71,7 @@ async function runToEnd(p: Predictor, history: { state: State; action?: Action }
     const { state } = landing;
     if (state.event === 'return' && state.stack.length === 1) return { kind: 'returned', value: state.value!, confidence: path };
     if (steps === maxSteps) throw new NoPrediction(`no return of the entry within ${maxSteps} steps`);
-    const action: Action = into ? { kind: 'step_into' } : state.stack.length > 1 ? { kind: 'step_return' } : { kind: 'step_over' };
+    const action: Action = state.stack.length > 1 ? { kind: 'step_return' } : { kind: 'step_over' };
     history.push({ state, action });
     landing = await p.predict(history, action, opts);
   }
@@ -111,8 +108,7 @@ async function runFromCall(p: Predictor, code: string, call: State, opts: Predic
   if (method !== 'breakpoint' || returns.length === 0) {
     const action: Action = { kind: method === 'breakpoint' ? 'step_return' : method };
     const landing = await p.predict([{ state: call }], action, predictOpts);
-    const maxSteps = method === 'step_over' ? MAX_LINE_STEPS : method === 'step_into' ? MAX_INTO_STEPS : MAX_STEPS;
-    return runToEnd(p, [{ state: call, action }], landing, predictOpts, maxSteps, method === 'step_into');
+    return runToEnd(p, [{ state: call, action }], landing, predictOpts, method === 'step_over' ? MAX_LINE_STEPS : MAX_STEPS);
   }
   const lines = sourceLines(code);
   const landings: { action: Action; prediction: Prediction }[] = [];
