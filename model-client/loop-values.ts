@@ -289,7 +289,7 @@ const PAST = Symbol('past the last element');
  * How many iterations a `for` has run since it was last entered, on its header (`prev`):
  * its header's visits in the frame's history (`frame`, newest first) back to the frame's
  * last state outside the loop, less one (the entering visit). Undefined where the history
- * does not reach back that far, or for a comprehension.
+ * does not reach back that far. A comprehension's rounds: comprehensionRounds.
  */
 function iterationsDone(loop: Loop, prev: State, frame: readonly State[] | undefined): number | undefined {
   if (loop.kind !== 'for') return comprehensionRounds(loop, prev, frame);

@@ -555,7 +555,9 @@ def loop_lines(tree, rebound, pure=frozenset(), free=None):
                 loop = {'kind': kind, 'sources': sources}
                 if settled(node, sources):
                     loop['settled'] = True
-                value = comprehension(node, rebound, pure) if kind == '<listcomp>' else None
+                # Its value from the caller's state on the line: only where nothing on the line can
+                # change a value the comprehension reads before it runs.
+                value = comprehension(node, rebound, pure) if kind == '<listcomp>' and reads_only(statement, node, rebound) else None
                 if value:
                     loop['value'] = value
                 if (free or {}).get((node.lineno, kind)) is not None:
@@ -800,6 +802,25 @@ def mutated_lines(tree, statements, rebound, pure):
             continue
         out[node.lineno] = {'name': name, 'op': op, 'args': args}
     return out
+
+
+def reads_only(statement, inner, rebound):
+    """Whether nothing in `statement` outside the node `inner` can run code of the program or change a
+    value: no frame of its own (a comprehension, a lambda) and no call but of a builtin without keywords
+    or a reading method (TEST_METHODS); in a program without classes none of these calls back."""
+    skip = set(ast.walk(inner))
+    for n in ast.walk(statement):
+        if n in skip:
+            continue
+        if isinstance(n, FRAME_OPENERS):
+            return False
+        if isinstance(n, ast.Call):
+            f = n.func
+            builtin = isinstance(f, ast.Name) and f.id not in rebound and (f.id in TEST_BUILTINS or f.id in ITERATORS)
+            reading = isinstance(f, ast.Attribute) and f.attr in TEST_METHODS
+            if n.keywords or not (builtin or reading):
+                return False
+    return True
 
 
 # Expressions that run in a frame of their own.
