@@ -76,6 +76,15 @@ export interface FrameRules {
 /** No names: nothing known to rule out. */
 const NO_NAMES: ReadonlySet<string> = new Set();
 
+/** Whether a name that held `before` (undefined: unbound) must be written: every value the step decides for it differs. */
+function mustChange(before: string | undefined, stepped: SteppedValues, name: string): boolean {
+  if (before === undefined) return true;
+  const assigned = stepped.assigned?.[name];
+  if (assigned !== undefined) return truncateRepr(assigned) !== before;
+  const next = stepped.iterated?.[name];
+  return next !== undefined && next.every((v) => truncateRepr(v) !== before);
+}
+
 /** What a forward step to a landing decides (FrameConstraint.valuesStepped). */
 interface SteppedValues {
   /** The names the line just run assigned, with their values' reprs (valuesAssigned). */
@@ -547,8 +556,8 @@ export class FrameConstraint {
   }
 
   /**
-   * Names the step surely bound that the state before lacks, so that the locals written must
-   * show them: a line that assigns a literal or a value the state decides, a loop's targets
+   * Names the step surely bound that the state before lacks or held with another value, so
+   * that the locals written (a delta too) must show them: a line that assigns a literal or a value the state decides, a loop's targets
    * entering its body (a forward step to the frame's next stop), the name a callee's return
    * value is assigned to, a comprehension's free variables on its call. Not where the frame
    * is near the cap on locals (a truncated frame keeps only its first names).
@@ -557,8 +566,9 @@ export class FrameConstraint {
     const { prev, caller } = this.rules;
     const names = [...new Set([...Object.keys(stepped.assigned ?? {}), ...Object.keys(stepped.iterated ?? {})])];
     if (!prev || names.length === 0) return [];
-    // The same frame: a name it held before is written only where its value changed (a delta).
-    if (this.bare) return Object.keys(prev.locals).length >= MAX_LOCALS - 2 ? [] : names.filter((n) => prev.locals[n] === undefined);
+    // The same frame: a name it held before is written only where its value changed (a delta
+    // keeps the rest), so it is required only where every value it may now hold differs.
+    if (this.bare) return Object.keys(prev.locals).length >= MAX_LOCALS - 2 ? [] : names.filter((n) => mustChange(prev.locals[n], stepped, n));
     // A new comprehension's frame holds only these; the caller a callee returned to, what its state on the call line showed and the name the line binds.
     const held = this.head?.kind === 'event' && this.head.event === 'call' ? names.length : caller && caller.line === prev.stack[prev.stack.length - 2]?.line ? Object.keys(caller.locals).length + 1 : undefined;
     return held === undefined || held >= MAX_LOCALS - 2 ? [] : names;

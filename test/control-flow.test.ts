@@ -533,6 +533,10 @@ describe('a value assigned (a literal, or one the state before decides) is that 
     expect(await ok(at2('-2'), { kind: 'step_over' }, to3('{"n": "-2", "neg": "1"}'), guarded)).toBe(false);
     expect(await ok(at2('2'), { kind: 'step_over' }, to3('{"n": "2", "neg": "1"}'), guarded)).toBe(true);
     expect(await ok(at2('2'), { kind: 'step_over' }, to3('{"n": "-2", "neg": "-1"}'), guarded)).toBe(false);
+    // A delta keeps what it does not write: it must write a name whose value the step changed, not where it kept it.
+    expect(await ok(at2('-2'), { kind: 'step_over' }, to3('{"..": ".."}'), guarded)).toBe(false);
+    expect(await ok(at2('-2'), { kind: 'step_over' }, to3('{"..": "..", "n": "2", "neg": "-1"}'), guarded)).toBe(true);
+    expect(await ok(at2('2'), { kind: 'step_over' }, to3('{"..": ".."}'), guarded)).toBe(true);
   });
 
   it('a name the step surely bound must be shown, and a loop that ran out keeps its target', async () => {
