@@ -90,8 +90,10 @@ describe('a name changes only on a line that binds it', () => {
 
   it('an immutable value not bound by the line is the same text; the line that binds it may change it', () => {
     const at5 = state(p, 'line', [['collect', 5]], locals);
-    expect(allowed(p, at5, over, bareLine(6, ', "x": "2"'))).toBe(false);
-    expect(allowed(p, at5, over, bareLine(6, ', "x": "1"'))).toBe(true);
+    expect(allowed(p, at5, over, bareLine(6, ', "out": "[1]", "x": "2"'))).toBe(false);
+    expect(allowed(p, at5, over, bareLine(6, ', "out": "[1]", "x": "1"'))).toBe(true);
+    // `out.append(x)` changed out: a delta must write it.
+    expect(allowed(p, at5, over, bareLine(6, ', "x": "1"'))).toBe(false);
     // The `for` line binds x: it may change (to the next element, loop-values.ts).
     const at4 = state(p, 'line', [['collect', 4]], locals);
     expect(allowed(p, at4, over, bareLine(5, ', "x": "2"'))).toBe(true);
