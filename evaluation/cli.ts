@@ -202,7 +202,7 @@ const VERIFY_EVAL_FLAGS = {
   cases: { type: 'string', value: 'N', description: 'test cases per problem (default 3)' },
   seed: { type: 'string', value: 'S', description: 'the seed of the mutants and the random choice (default 0)' },
   samples: { type: 'string', value: 'N', description: 'vote over N sampled frames per jump (default 1: greedy)' },
-  method: { type: 'string', value: OUTPUT_METHODS.join('|'), description: 'how a call is run to its return (default breakpoint, the better output method)' },
+  method: { type: 'string', value: OUTPUT_METHODS.join('|'), description: 'how a call is run to its return (default breakpoint, the method the verifier was measured with)' },
   json: { type: 'boolean', description: 'print the report as JSON' },
   model: { type: 'string', value: 'DIR', description: 'a model folder (default: models/default)' },
   precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32; int8: the folder's int8 file)" },

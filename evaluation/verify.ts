@@ -16,8 +16,10 @@
  * passes instead), `unknown` (the model cannot finish, or its value is not a literal).
  *
  * The call runs to its return by the output task's breakpoint method by default (a
- * breakpoint on each of the function's own return lines, the surest landing wins; its
- * pass@1 on the held-out set is the better of the two, README), or by step_return.
+ * breakpoint on each of the function's own return lines, the surest landing wins: the
+ * method the verifier's figures were measured with, README), or by step_return or
+ * step_over. Line by line (step_over) has since become the better output method on real
+ * code; the verifier has not been measured with it yet.
  *
  * Best@k (rankCandidates): candidates ordered by predicted passes, ties by confidence.
  */
@@ -133,7 +135,7 @@ export function exceptionName(repr: string): string {
 }
 
 export interface VerifyOptions {
-  /** How the model runs a call to its return (cruxeval.ts; default breakpoint, the better of the two there). */
+  /** How the model runs a call to its return (cruxeval.ts; default breakpoint, the method the verifier was measured with). */
   method?: OutputMethod;
   /** Frames per prediction, voted on (PredictOptions.samples). */
   samples?: number;
