@@ -580,8 +580,8 @@ export class FrameConstraint {
    */
   private valuesStepped(): SteppedValues {
     const { flow, action, prev } = this.rules;
-    if (!flow || this.head?.kind !== 'event') return {};
-    const landing = { event: this.head.event, line: this.line!, bare: this.bare };
+    const landing = this.landingFrame();
+    if (!flow || !landing) return {};
     const received = valueReceived(flow, action, prev, landing, this.function);
     const assigned =
       valuesAssigned(flow, action, prev, landing) ?? (received?.name === undefined ? undefined : { [received.name]: received.value }) ?? comprehensionCallValues(flow, action, prev, landing, this.function);
@@ -609,16 +609,16 @@ export class FrameConstraint {
   /** What a list comprehension's frame returns, decided by its caller's values (loop-values.ts comprehensionValue). */
   private comprehensionReturned(): string[] | undefined {
     const { flow, action, prev } = this.rules;
-    if (!flow || this.head?.kind !== 'event') return undefined;
-    const value = comprehensionValue(flow, action, prev, this.rules, { event: this.head.event, line: this.line!, bare: this.bare });
+    const landing = this.landingFrame();
+    const value = flow && landing && comprehensionValue(flow, action, prev, this.rules, landing);
     return value === undefined ? undefined : [value];
   }
 
   /** The value a return lands with that a callee's return just gave the line (`return helper(x)`: valueReceived). */
   private valueReceived(): string[] | undefined {
     const { flow, action, prev } = this.rules;
-    if (!flow || this.head?.kind !== 'event') return undefined;
-    const received = valueReceived(flow, action, prev, { event: this.head.event, line: this.line!, bare: this.bare }, this.function);
+    const landing = this.landingFrame();
+    const received = flow && landing && valueReceived(flow, action, prev, landing, this.function);
     return received && received.name === undefined ? [received.value] : undefined;
   }
 
@@ -629,11 +629,11 @@ export class FrameConstraint {
    */
   private unboundNames(back: LoopBefore | undefined): ReadonlySet<string> {
     const { flow, action, prev } = this.rules;
-    const event = this.head?.kind === 'event' ? this.head.event : undefined;
-    if (!flow || this.function === undefined || event === undefined) return NO_NAMES;
-    const targets = comprehensionUnbound(flow, action, prev, { event, line: this.line!, bare: this.bare }, this.function);
+    const landing = this.landingFrame();
+    if (!flow || this.function === undefined || !landing) return NO_NAMES;
+    const targets = comprehensionUnbound(flow, action, prev, landing, this.function);
     if (targets.length > 0) return new Set(targets);
-    if (event !== 'line' && event !== 'line_call') return NO_NAMES;
+    if (landing.event !== 'line' && landing.event !== 'line_call') return NO_NAMES;
     const unbound = flow.unboundBefore(this.function, this.line!);
     return back && back.unbound.size > 0 ? new Set([...unbound, ...back.unbound]) : unbound;
   }
@@ -641,8 +641,13 @@ export class FrameConstraint {
   /** Stepping back over a loop's iteration, what its targets held before it (loop-values.ts), for the locals being written. */
   private loopStepBack(): LoopBefore | undefined {
     const { flow, action, prev } = this.rules;
-    if (!flow || this.head?.kind !== 'event') return undefined;
-    return loopBefore(flow, action, prev, { event: this.head.event, line: this.line!, bare: this.bare });
+    const landing = this.landingFrame();
+    return flow && landing && loopBefore(flow, action, prev, landing);
+  }
+
+  /** Where the frame being written stops, once its head is an event: what the value rules take as the landing. */
+  private landingFrame(): LandingFrame | undefined {
+    return this.head?.kind === 'event' ? { event: this.head.event, line: this.line!, bare: this.bare } : undefined;
   }
 
   /**
@@ -655,8 +660,8 @@ export class FrameConstraint {
   private localRule(back: LoopBefore | undefined, stepped: SteppedValues): (name: string) => ContentRule {
     const { flow, action, prev } = this.rules;
     const repr = reprRule(flow !== undefined && !flow.ownReprs);
-    if (!flow || this.head?.kind !== 'event') return () => repr;
-    const landing = { event: this.head.event, line: this.line!, bare: this.bare };
+    const landing = this.landingFrame();
+    if (!flow || !landing) return () => repr;
     const byCaller = keptByCaller(flow, action, prev, this.rules.caller, landing);
     const kept = byCaller ?? keptNames(flow, action, prev, landing);
     const reference = byCaller ? this.rules.caller : prev;

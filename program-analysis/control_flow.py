@@ -477,6 +477,12 @@ def only_read(name, nodes, parents, rebound):
     return True
 
 
+def params_of(fn):
+    """The names a function's parameters bind."""
+    a = fn.args
+    return {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs} | {p.arg for p in (a.vararg, a.kwarg) if p}
+
+
 def fresh_targets(loop, targets, parents):
     """Whether a bound target on the loop's header always means the loop is going on: the loop is
     in a function, inside no other loop of it, and nothing else there binds its targets."""
@@ -487,8 +493,7 @@ def fresh_targets(loop, targets, parents):
         scope = parents.get(scope)
     if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    args = scope.args
-    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} | {a.arg for a in (args.vararg, args.kwarg) if a}
+    params = params_of(scope)
     # A comprehension's targets are its own frame's (Python 3), not the function's.
     own_target = set(ast.walk(loop.target)) | {t for n in walk_own(scope) if isinstance(n, ast.comprehension) for t in ast.walk(n.target)}
     bound_elsewhere = {n.id for n in walk_own(scope) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and n not in own_target}
@@ -516,8 +521,7 @@ def loop_lines(tree, rebound, pure=frozenset(), free=None):
             scope = parents.get(scope)
         if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return False
-        args = scope.args
-        params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} | {a.arg for a in (args.vararg, args.kwarg) if a}
+        params = params_of(scope)
         read = {s.get(key) for s in sources.values() for key in ('seq', 'values', 'stop_len', 'count_from', 'stop_name')} - {None}
         stored = {n.id for n in ast.walk(scope) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
         declared = {name for n in ast.walk(scope) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
