@@ -129,7 +129,7 @@ function valuesAssigned(flow: ControlFlow, action: Action | null, prev: State | 
   const { unstable } = flow.programNames;
   const literals = flow.literals.get(prev.line);
   // A comprehension's frame on the line does not run the line's statement.
-  if (!runsStatements(prev.stack[prev.stack.length - 1]!.function)) return undefined;
+  if (!runsStatements(prev.stack.at(-1)!.function)) return undefined;
   if (literals) return Object.fromEntries(Object.entries(literals).filter(([name]) => !unstable.has(name)));
   const assigned = flow.assigned.get(prev.line);
   if (assigned) {
@@ -170,7 +170,7 @@ function valuesAssigned(flow: ControlFlow, action: Action | null, prev: State | 
 function valuesUndone(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame): Readonly<Record<string, string>> | undefined {
   if (!prev || prev.event !== 'line' || !landing.bare || landing.event !== 'line') return undefined;
   if ((action?.kind !== 'inv_step_over' && action?.kind !== 'inv_step_into') || !flow.programNames.localsByCodeOnly) return undefined;
-  if (!runsStatements(prev.stack[prev.stack.length - 1]!.function)) return undefined;
+  if (!runsStatements(prev.stack.at(-1)!.function)) return undefined;
   const assigned = flow.assigned.get(landing.line);
   const v = assigned?.value;
   if (!assigned || assigned.also || assigned.when || flow.programNames.unstable.has(assigned.name) || !v || !('binary' in v) || (v.binary !== '+' && v.binary !== '-')) return undefined;
@@ -368,6 +368,8 @@ export class FrameConstraint {
   private spans: FrameSpans = { head: -1, locals: [] };
   private finished = false;
   private readonly landing: Landing;
+  /** valueReceived for this frame's landing, worked out once (the return's value and the locals both read it); absent: not yet. */
+  private received?: { at: ReturnType<typeof valueReceived> };
 
   constructor(private readonly rules: FrameRules) {
     const flow = rules.flow;
@@ -582,7 +584,7 @@ export class FrameConstraint {
     const { flow, action, prev } = this.rules;
     const landing = this.landingFrame();
     if (!flow || !landing) return {};
-    const received = valueReceived(flow, action, prev, landing, this.function);
+    const received = this.callValueReceived();
     const assigned =
       valuesAssigned(flow, action, prev, landing) ?? (received?.name === undefined ? undefined : { [received.name]: received.value }) ?? comprehensionCallValues(flow, action, prev, landing, this.function);
     const iterated = loopValues(flow, action, prev, this.rules, landing);
@@ -598,7 +600,7 @@ export class FrameConstraint {
   private valueReturned(): string[] | undefined {
     const { flow, action, prev } = this.rules;
     if (!flow?.programNames.localsByCodeOnly || !prev || prev.event !== 'line' || prev.line !== this.line || !this.bare) return undefined;
-    if (!runsStatements(prev.stack[prev.stack.length - 1]!.function)) return undefined;
+    if (!runsStatements(prev.stack.at(-1)!.function)) return undefined;
     if (action?.kind !== 'step_over' && action?.kind !== 'step_into') return undefined;
     const expr = flow.returned.get(this.line);
     const value = expr && evaluate(expr, prev.locals, flow.pure);
@@ -616,10 +618,17 @@ export class FrameConstraint {
 
   /** The value a return lands with that a callee's return just gave the line (`return helper(x)`: valueReceived). */
   private valueReceived(): string[] | undefined {
+    const received = this.callValueReceived();
+    return received && received.name === undefined ? [received.value] : undefined;
+  }
+
+  /** valueReceived at this frame's landing, once its head is read. */
+  private callValueReceived(): ReturnType<typeof valueReceived> {
     const { flow, action, prev } = this.rules;
     const landing = this.landingFrame();
-    const received = flow && landing && valueReceived(flow, action, prev, landing, this.function);
-    return received && received.name === undefined ? [received.value] : undefined;
+    if (!flow || !landing) return undefined;
+    this.received ??= { at: valueReceived(flow, action, prev, landing, this.function) };
+    return this.received.at;
   }
 
   /**

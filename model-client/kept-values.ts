@@ -155,7 +155,7 @@ function keptBesides(flow: ControlFlow, state: State, rebound: (f: FrameFlow) =>
 function loopExhausted(flow: ControlFlow, prev: State, landing: LandingFrame): boolean {
   if (prev.event !== 'line' || (landing.event !== 'line' && landing.event !== 'return')) return false;
   // A comprehension's frame reports the header's line too (`for x in [y for y in ys]:`).
-  if (!runsStatements(prev.stack[prev.stack.length - 1]!.function)) return false;
+  if (!runsStatements(prev.stack.at(-1)!.function)) return false;
   const loop = flow.loops.get(prev.line)?.find((l) => l.kind === 'for');
   return loop?.body !== undefined && landing.line !== loop.body;
 }

@@ -62,6 +62,16 @@ export class PartialFrameDecoder {
 
   /** Completes (greedily) the first frame of a `direction` trajectory of `program` whose text starts with `start`. */
   async complete(program: string, direction: Direction, start: string): Promise<CompletedFrame> {
+    const [done] = await this.completeSamples(program, direction, start, 1);
+    if (!done!.ok) throw done!.error;
+    return done!.frame;
+  }
+
+  /**
+   * `samples` completions of the same start: greedy for one, else drawn at `temperature`
+   * (default 1) from the nucleus; each is the frame or why it failed.
+   */
+  async completeSamples(program: string, direction: Direction, start: string, samples: number, sampling: { temperature?: number; seed?: number } = {}): Promise<({ ok: true; frame: CompletedFrame } | { ok: false; error: Error })[]> {
     const { session, tokenizer } = this.predictor;
     const context = await this.contextOf(program);
     const given = tokenizer.encode(start);
@@ -82,12 +92,15 @@ export class PartialFrameDecoder {
 
     const ctx = { session, tokenizer, table: this.table };
     const maxNewTokens = Math.min(MAX_NEW_TOKENS, session.maxPositions - total + given.length);
-    const [outcome] = await decodeFrames(ctx, { cache, logits: logits.last(0), ids: [...context.ids, ...fed] }, rules, 1, { temperature: 0, maxNewTokens }, given);
-    if (!outcome!.ok) throw outcome!.error;
-    const { text } = outcome!.frame;
-    const parsed = parseFrame(text.slice(0, text.length - TOKENS.actionSep.length));
-    const restLogprob = outcome!.frame.logprobs.reduce((a, b) => a + b, 0);
-    return { ...parsed, text, startLogprob, restLogprob };
+    const temperature = samples > 1 ? (sampling.temperature ?? 1) : 0;
+    const outcomes = await decodeFrames(ctx, { cache, logits: logits.last(0), ids: [...context.ids, ...fed] }, rules, samples, { temperature, seed: sampling.seed ?? 0, maxNewTokens }, given);
+    return outcomes.map((outcome) => {
+      if (!outcome.ok) return { ok: false as const, error: outcome.error };
+      const { text } = outcome.frame;
+      const parsed = parseFrame(text.slice(0, text.length - TOKENS.actionSep.length));
+      const restLogprob = outcome.frame.logprobs.reduce((a, b) => a + b, 0);
+      return { ok: true as const, frame: { ...parsed, text, startLogprob, restLogprob } };
+    });
   }
 
   private async contextOf(program: string): Promise<NonNullable<PartialFrameDecoder['context']>> {
