@@ -27,7 +27,7 @@ import { FrameBudgetError } from '../model-client/decode.js';
 import { ModelFolderError } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { defaultModelDir } from '../model-client/model-folder.js';
-import type { CompleteFrame } from '../model-client/input-prediction.js';
+import type { FrameCompleter } from '../model-client/input-prediction.js';
 import { PartialFrameDecoder } from '../model-client/partial-frame.js';
 import type { Predictor } from '../model-client/predictor.js';
 import { ContextOverflowError } from '../model-client/onnx-session.js';
@@ -743,14 +743,13 @@ export class NeuralDebugSession extends DebugSession {
   }
 
   /** The model's completion of a given frame start (the return state's locals), on a loaded NeuralPredictor. */
-  private async frameCompleter(): Promise<CompleteFrame | undefined> {
+  private async frameCompleter(): Promise<FrameCompleter | undefined> {
     const m = this.launchedModel;
     const predictor = await m?.predictor.catch(() => null);
     if (!m || !(predictor instanceof NeuralPredictor)) return undefined;
     let decoder = this.frameDecoders.get(predictor);
     if (!decoder) this.frameDecoders.set(predictor, (decoder = PartialFrameDecoder.load(predictor, m.dir)));
-    const d = await decoder;
-    return (program, direction, start) => d.complete(program, direction, start);
+    return await decoder;
   }
 }
 

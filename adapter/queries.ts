@@ -4,8 +4,8 @@
  * the wire types of protocol/dap.ts. Neither moves the run: the timeline is read, never changed.
  */
 import { describeExit } from './verifier.js';
-import { type CallOutcome, predictCandidateCall } from '../model-client/call-outcome.js';
-import { type CompleteFrame, predictCallFrame } from '../model-client/input-prediction.js';
+import { type CallOutcome, isModelFailure, NoPrediction, predictCandidateCall } from '../model-client/call-outcome.js';
+import { type CallCandidate, callCandidates, type FrameCompleter, INPUT_CANDIDATES } from '../model-client/input-prediction.js';
 import type { Predictor } from '../model-client/predictor.js';
 import type { PredictedInputs, PredictedTrace, TraceStep } from '../protocol/dap.js';
 import { type NeuralRuntime, RuntimeError } from './runtime.js';
@@ -14,7 +14,7 @@ import { type NeuralRuntime, RuntimeError } from './runtime.js';
  * Which arguments make the entry return `valueRepr` (a Python repr), by the protocol of
  * model-client/input-prediction.ts (the one `ndb eval cruxeval --task input` measures): the
  * entry's return state with that value on each of its `return` lines (its last line when it
- * has none), its locals written by `complete` where given (the likeliest start wins; else
+ * has none), its locals written by `complete` where given (the likeliest start first; else
  * left empty), then the model's `inv_step_call` from it: the call frame's locals are the
  * arguments. It waits its turn in the runtime's command queue.
  *
@@ -23,9 +23,12 @@ import { type NeuralRuntime, RuntimeError } from './runtime.js';
  * return state in its lines, and the state it writes comes back in the file's lines (the
  * predictor maps the call the same way).
  *
- * Then the forward check (runForward), as `ndb eval cruxeval --task input` makes it.
+ * Then the forward check (runForward), as `ndb eval cruxeval --task input` makes it: the
+ * model's own answer, the value itself as the only argument, then the model's other answers
+ * (other return lines', INPUT_CANDIDATES drawn return states'); the first the model's run
+ * confirms is shown, else its own answer with what its run gave instead.
  */
-export function predictInputs(runtime: NeuralRuntime, valueRepr: string, complete?: CompleteFrame): Promise<PredictedInputs> {
+export function predictInputs(runtime: NeuralRuntime, valueRepr: string, complete?: FrameCompleter): Promise<PredictedInputs> {
   return runtime.exclusive(async () => {
     const opts = runtime.requireLaunched();
     const name = runtime.entryCall?.entry;
@@ -40,39 +43,55 @@ export function predictInputs(runtime: NeuralRuntime, valueRepr: string, complet
     const candidates = returns.length > 0 ? returns : own.slice(-1);
     if (candidates.length === 0) throw new RuntimeError(`'${name}' has no line to return from`);
     const question = { program: runtime.programSource, lines, function: fn.name, returnLines: candidates, value: valueRepr, cut };
-    const { returned, call } = await predictCallFrame(runtime.predictor, question, { ...(complete ? { complete } : {}), predict: runtime.sampling() });
-    if (call.kind !== 'state' || call.state.event !== 'call') {
-      throw new RuntimeError(`the model did not find a call of ${fn.name} returning ${valueRepr} (it predicted ${call.kind === 'state' ? `a ${call.state.event} state` : `the run's ${call.exit.kind} exit`})`);
-    }
-    const locals = call.state.locals;
-    const args = fn.callLocals.filter((n) => n in locals).map((n) => locals[n]).join(', ');
-    const inverse: PredictedInputs = {
-      function: fn.name,
-      value: valueRepr,
-      returnLine: returned.state.line,
-      args,
-      locals,
-      confidence: call.confidence.locals,
-      ...(call.stats ? { stats: call.stats } : {}),
-    };
     const checker = runtime.predictor.sibling?.();
+    const answers = callCandidates(runtime.predictor, question, { ...(complete ? { complete } : {}), fatal: (err) => !isModelFailure(err), predict: runtime.sampling(), samples: checker ? INPUT_CANDIDATES : 0 });
+    const first = await answers.next().catch((err: unknown) => {
+      throw err instanceof NoPrediction ? new RuntimeError(`the model did not find a call of ${fn.name} returning ${valueRepr}: ${err.message}`) : err;
+    });
+    if (first.done) throw new RuntimeError(`the model did not find a call of ${fn.name} returning ${valueRepr}`);
+    const inverse = shown(fn, valueRepr, first.value);
     if (!checker) return inverse;
     const asked: Asked = { program: runtime.programSource, entry: name, returns, value: valueRepr, samples: runtime.sampling().samples };
-    const forward = await runForward(checker, asked, args);
+    const forward = await runForward(checker, asked, inverse.args);
     if (forward?.returns) return { ...inverse, check: checkOf(forward, 'inverse') };
     // The value itself as the only argument (a function that gives back what it is given,
     // changed or not): shown only when the model's own run of it returns the value.
-    const echo = args === valueRepr ? null : await runForward(checker, asked, valueRepr);
-    if (!echo?.returns || !echo.outcome.call) return forward ? { ...inverse, check: checkOf(forward, 'inverse') } : inverse;
-    const bound = echo.outcome.call.locals;
-    return {
-      ...inverse,
-      args: valueRepr,
-      locals: bound,
-      confidence: Object.fromEntries(Object.keys(bound).map((n) => [n, echo.outcome.confidence])),
-      check: checkOf(echo, 'value'),
-    };
+    const echo = inverse.args === valueRepr ? null : await runForward(checker, asked, valueRepr);
+    if (echo?.returns && echo.outcome.call) {
+      const bound = echo.outcome.call.locals;
+      return {
+        ...inverse,
+        args: valueRepr,
+        locals: bound,
+        confidence: Object.fromEntries(Object.keys(bound).map((n) => [n, echo.outcome.confidence])),
+        check: checkOf(echo, 'value'),
+      };
+    }
+    const tried = new Set([inverse.args, valueRepr]);
+    for await (const answer of answers) {
+      const other = shown(fn, valueRepr, answer);
+      if (tried.has(other.args)) continue;
+      tried.add(other.args);
+      const run = await runForward(checker, asked, other.args);
+      if (run?.returns) return { ...other, check: checkOf(run, 'inverse') };
+    }
+    return forward ? { ...inverse, check: checkOf(forward, 'inverse') } : inverse;
   });
+}
+
+/** A call frame the model gave, as Predict Inputs shows it: the parameters as a positional argument list. */
+function shown(fn: { name: string; callLocals: readonly string[] }, valueRepr: string, answer: CallCandidate): PredictedInputs {
+  const { returned, call } = answer;
+  const locals = call.state.locals;
+  return {
+    function: fn.name,
+    value: valueRepr,
+    returnLine: returned.state.line,
+    args: fn.callLocals.filter((n) => n in locals).map((n) => locals[n]).join(', '),
+    locals,
+    confidence: call.confidence.locals,
+    ...(call.stats ? { stats: call.stats } : {}),
+  };
 }
 
 /** What the forward check runs: a call of `entry` in `program`, which should return `value`. */

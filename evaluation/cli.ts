@@ -15,6 +15,7 @@ import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { PartialFrameDecoder } from '../model-client/partial-frame.js';
 import { NextLineBaseline } from './baselines.js';
 import { evaluateCruxEval, formatCruxEval } from './cruxeval.js';
+import { INPUT_CANDIDATES } from '../model-client/input-prediction.js';
 import { HeldoutFileError, makeHeldout, readHeldout } from './heldout.js';
 import { evaluateStates, formatStates, type StateMiss } from './states.js';
 import { evaluateVerify, formatVerifyEval } from './verify-eval.js';
@@ -27,6 +28,13 @@ function limitOf(value: string | undefined, usage: UsageErrorFactory, flag = '--
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw usage(`${flag} must be a positive integer, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+function countOf(value: string | undefined, usage: UsageErrorFactory, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw usage(`${flag} must be a whole number (0 or more), got ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -158,6 +166,7 @@ const CRUXEVAL_FLAGS = {
   precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32; int8: the folder's int8 file)" },
   samples: { type: 'string', value: 'N', description: 'vote over N sampled frames per jump (default 1: greedy)' },
   check: { type: 'string', value: 'forward|none', description: "input task: run the model's answer and the output-as-argument forward with the model, keep one that returns the output (default forward)" },
+  candidates: { type: 'string', value: 'N', description: `input task's forward check: then N more answers from return states the model draws, checked the same way (default ${INPUT_CANDIDATES}; 0: none)` },
 } satisfies FlagSpecs;
 
 const CRUXEVAL_COMMAND = defineCommand({
@@ -181,6 +190,7 @@ async function cruxevalCommand({ values }: Parsed<typeof CRUXEVAL_FLAGS>, usage:
   if (check !== 'forward' && check !== 'none') throw usage('--check must be forward or none');
   if (values.method !== undefined && task === 'input' && check === 'none') throw usage('--method applies to the output task and the input task\'s forward check, not to --check none');
   if (values.check !== undefined && task === 'output') throw usage('--check applies to --task input only');
+  if (values.candidates !== undefined && (task === 'output' || check === 'none')) throw usage("--candidates applies to --task input's forward check only");
   const rows = await loadRows(values.data, limitOf(values.limit, usage), usage);
   const dir = values.model ?? defaultModelDir();
   const model = await loadModel(dir, precisionOf(values.precision, usage), usage);
@@ -188,7 +198,8 @@ async function cruxevalCommand({ values }: Parsed<typeof CRUXEVAL_FLAGS>, usage:
     const frames = await PartialFrameDecoder.load(model, dir);
     const bar = new ProgressBar(`cruxeval ${task}`, rows.length);
     const samples = limitOf(values.samples, usage, '--samples');
-    const report = await evaluateCruxEval(rows, model, frames, { task, method, check: check === 'forward', ...(samples === undefined ? {} : { samples }), onProgress: (done) => bar.update(done) });
+    const candidates = countOf(values.candidates, usage, '--candidates');
+    const report = await evaluateCruxEval(rows, model, frames, { task, method, check: check === 'forward', ...(samples === undefined ? {} : { samples }), ...(candidates === undefined ? {} : { candidates }), onProgress: (done) => bar.update(done) });
     process.stdout.write(values.json ? JSON.stringify({ modelDir: dir, ...report }, null, 2) + '\n' : formatCruxEval(report));
   } finally {
     await model.release();

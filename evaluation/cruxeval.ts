@@ -32,7 +32,7 @@
  */
 import { NoPrediction, type OutputMethod, predictCall, predictCandidateCall } from '../model-client/call-outcome.js';
 import type { NeuralPredictor } from '../model-client/neural-predictor.js';
-import { predictCallFrame } from '../model-client/input-prediction.js';
+import { callCandidates, INPUT_CANDIDATES, type InputQuestion } from '../model-client/input-prediction.js';
 import type { PartialFrameDecoder } from '../model-client/partial-frame.js';
 import { sourceLines } from '../tracer/run-tracer.js';
 import { describeError, failureKind, type InternalError } from './failures.js';
@@ -97,61 +97,91 @@ async function predictOutput(p: NeuralPredictor, row: HeldoutRow, shape: Shape, 
 
 // ---- input -------------------------------------------------------------------------------
 
-/** The call frame's locals as an argument list in f's parameter order. */
-function argumentList(locals: Readonly<Record<string, string>>, params: Shape['params']): string {
-  return params
-    .map(([name, kind]) => {
-      const value = locals[name];
-      if (value === undefined) throw new NoPrediction(`the predicted call frame has no parameter ${name}`);
-      return kind === 'positional' ? value : kind === 'var_positional' ? `*${value}` : kind === 'keyword' ? `${name}=${value}` : `**${value}`;
-    })
-    .join(', ');
+/** The call frame's locals as an argument list in f's parameter order; null when one is missing. */
+function argumentList(locals: Readonly<Record<string, string>>, params: Shape['params']): string | null {
+  const args: string[] = [];
+  for (const [name, kind] of params) {
+    const value = locals[name];
+    if (value === undefined) return null;
+    args.push(kind === 'positional' ? value : kind === 'var_positional' ? `*${value}` : kind === 'keyword' ? `${name}=${value}` : `**${value}`);
+  }
+  return args.join(', ');
 }
 
-/** The model's own answer: the call frame it writes back from f's return (input-prediction.ts). */
-async function inverseInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape, samples?: number): Promise<Predicted> {
+/** The question the input task asks of the model: a call of f that returns the row's output. */
+async function inputQuestion(p: NeuralPredictor, row: HeldoutRow, shape: Shape): Promise<InputQuestion> {
   // The program as a run of f sees it (cut to f's scope, as the forward run shows it); no
   // call frame: the arguments are what is asked.
   await p.show(row.code, 'f');
-  const question = { program: row.code, lines: sourceLines(row.code), function: 'f', returnLines: shape.returns.length > 0 ? shape.returns : [shape.last], value: row.output, cut: p.programCut() };
-  const { returned, call } = await predictCallFrame(p, question, {
-    complete: (program, direction, start) => frames.complete(program, direction, start),
-    fatal: (err) => failureKind(err) === 'internal',
-    predict: samples === undefined ? {} : { samples },
-  });
-  if (call.kind !== 'state' || call.state.event !== 'call' || call.state.stack.length !== 1) {
-    throw new NoPrediction(`inv_step_call from f's return did not give f's call (${call.kind === 'state' ? call.state.event : `exit ${call.exit.kind}`})`);
-  }
-  // The model's probability of the way back: the return frame's locals it wrote, then the
-  // whole call frame (as the output's confidence is its way forward, runToEnd).
-  const confidence = Math.exp(returned.restLogprob) * call.confidence.frame;
-  return { text: argumentList(call.state.locals, shape.params), confidence };
+  return { program: row.code, lines: sourceLines(row.code), function: 'f', returnLines: shape.returns.length > 0 ? shape.returns : [shape.last], value: row.output, cut: p.programCut() };
 }
 
 /**
- * Generate and check (`check`, the default): the candidates are the model's own answer and
- * the output itself as the only argument; the model runs each forward from its call
- * (predictCall, the output task's protocol, by `method`; nothing runs in Python) and the
- * first whose predicted return is the output wins, with the forward path's probability as its
- * confidence. When none does, the model's own answer stands.
+ * The model's argument lists for the row, its own answer first (input-prediction.ts's
+ * callCandidates), each with the model's probability of its way back: the return frame's
+ * locals it wrote, then the whole call frame (as the output's confidence is its way
+ * forward, runToEnd). An answer without one of f's parameters is passed over.
  */
-async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape, opts: { samples?: number; check: boolean; method: OutputMethod }): Promise<Predicted> {
-  if (!opts.check) return inverseInput(p, frames, row, shape, opts.samples);
-  // Without an answer of its own (a model failure) the model may still confirm the other candidate.
-  const own: { ok: true; answer: Predicted } | { ok: false; error: unknown } = await inverseInput(p, frames, row, shape, opts.samples).then(
-    (answer) => ({ ok: true as const, answer }),
+async function* inputAnswers(p: NeuralPredictor, frames: PartialFrameDecoder, q: InputQuestion, shape: Shape, opts: { samples?: number; candidates: number }): AsyncGenerator<Predicted> {
+  const answers = callCandidates(p, q, {
+    complete: frames,
+    fatal: (err) => failureKind(err) === 'internal',
+    predict: opts.samples === undefined ? {} : { samples: opts.samples },
+    samples: opts.candidates,
+  });
+  for await (const { returned, call } of answers) {
+    const text = argumentList(call.state.locals, shape.params);
+    if (text !== null) yield { text, confidence: Math.exp(returned.restLogprob) * call.confidence.frame };
+  }
+}
+
+/**
+ * Generate and check (`check`, the default): the candidates are the model's own answer, the
+ * output itself as the only argument, then the model's other answers (the other return
+ * lines', `candidates` drawn return states'); the model runs each forward from its call
+ * (predictCall, the output task's protocol, by `method`; nothing runs in Python) and the
+ * first whose predicted return is the output wins, with the forward path's probability as
+ * its confidence. When none does, the model's own answer stands.
+ */
+async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape, opts: { samples?: number; check: boolean; method: OutputMethod; candidates: number }): Promise<Predicted> {
+  const q = await inputQuestion(p, row, shape);
+  const answers = inputAnswers(p, frames, q, shape, { ...opts, candidates: opts.check ? opts.candidates : 0 });
+  // Without an answer of its own (a model failure) the model may still confirm the output.
+  const own: { ok: true; answer: Predicted | undefined } | { ok: false; error: unknown } = await answers.next().then(
+    (next) => ({ ok: true as const, answer: next.done ? undefined : next.value }),
     (error: unknown) => {
       if (failureKind(error) === 'internal') throw error;
       return { ok: false as const, error };
     },
   );
-  const candidates = [...new Set([...(own.ok ? [own.answer.text] : []), row.output])];
-  for (const args of candidates) {
+  if (!opts.check) {
+    if (!own.ok) throw own.error;
+    if (!own.answer) throw new NoPrediction("no answer has all of f's parameters");
+    return own.answer;
+  }
+  const checked = new Set<string>();
+  const confirms = async (args: string): Promise<Predicted | undefined> => {
+    if (checked.has(args)) return undefined;
+    checked.add(args);
     const outcome = await predictCandidateCall(p, row.code, { entry: 'f', args }, shape.returns, opts.samples, opts.method);
-    if (outcome?.kind === 'returned' && outcome.value === row.output) return { text: args, confidence: outcome.confidence };
+    return outcome?.kind === 'returned' && outcome.value === row.output ? { text: args, confidence: outcome.confidence } : undefined;
+  };
+  const ownAnswer = own.ok ? own.answer : undefined;
+  const confirmed = (ownAnswer && (await confirms(ownAnswer.text))) ?? (await confirms(row.output));
+  if (confirmed) return confirmed;
+  if (own.ok) {
+    // The checks ran the predictor forward: it is shown the question again for the rest.
+    await p.show(row.code, 'f');
+    const rest: Predicted[] = [];
+    for await (const answer of answers) rest.push(answer);
+    for (const answer of rest) {
+      const found = await confirms(answer.text);
+      if (found) return found;
+    }
   }
   if (!own.ok) throw own.error;
-  return own.answer;
+  if (!ownAnswer) throw new NoPrediction("no answer has all of f's parameters");
+  return ownAnswer;
 }
 
 // ---- both --------------------------------------------------------------------------------
@@ -163,6 +193,8 @@ export interface EvaluateCruxOptions {
   samples?: number;
   /** Input task: check candidate inputs by running them forward with the model (predictInput); default true. */
   check?: boolean;
+  /** Input task's forward check: return states drawn for more answers when the model's own is not confirmed (default INPUT_CANDIDATES). */
+  candidates?: number;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -177,7 +209,7 @@ export async function evaluateCruxEval(rows: readonly HeldoutRow[], p: NeuralPre
     const shape = shapes[i]!;
     try {
       if (!shape.ok) throw new NoPrediction(`cannot read f: ${shape.error}`);
-      const predicted = opts.task === 'output' ? await predictOutput(p, row, shape, method, opts.samples) : await predictInput(p, frames, row, shape, { ...(opts.samples === undefined ? {} : { samples: opts.samples }), check: opts.check ?? true, method });
+      const predicted = opts.task === 'output' ? await predictOutput(p, row, shape, method, opts.samples) : await predictInput(p, frames, row, shape, { ...(opts.samples === undefined ? {} : { samples: opts.samples }), check: opts.check ?? true, method, candidates: opts.candidates ?? INPUT_CANDIDATES });
       model.push({ prediction: predicted.text, passed: false, confidence: predicted.confidence });
     } catch (err) {
       if (failureKind(err) === 'internal') internalErrors.push({ id: row.id, message: describeError(err) });

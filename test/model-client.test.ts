@@ -26,7 +26,7 @@ import { FrameNames } from '../model-client/loc-constraint.js';
 import { loadModelFolder, loadTokenizer } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { PartialFrameDecoder } from '../model-client/partial-frame.js';
-import { predictCallFrame, returnFrameStart, returnState } from '../model-client/input-prediction.js';
+import { callCandidates, returnFrameStart, returnState } from '../model-client/input-prediction.js';
 import { PrefixCache } from '../model-client/prefix-cache.js';
 import type { HistoryEntry, Predictor } from '../model-client/predictor.js';
 import { OUTPUT_METHODS, predictCall } from '../model-client/call-outcome.js';
@@ -457,15 +457,20 @@ describe.runIf(HAS_MODEL)('with the model', () => {
     const lines = sourceLines(file);
     const returnLine = lines.indexOf('    return n') + 1;
     const frames = await PartialFrameDecoder.load(predictor, MODEL_DIR);
-    const { returned, call } = await predictCallFrame(
-      predictor,
-      { program: file, lines, function: 'count', returnLines: [returnLine], value: '2', cut },
-      { complete: (program, direction, start) => frames.complete(program, direction, start) },
-    );
-    // Back in the file's lines; whatever the model writes, only names count's frames can hold.
-    expect(returned.state).toMatchObject({ event: 'return', line: returnLine, value: '2' });
-    for (const name of Object.keys(returned.state.locals)) expect(['s', 't', 'n', 'c']).toContain(name);
-    if (call.kind === 'state') expect(Object.keys(call.state.locals).slice(0, 2)).toEqual(['s', 't']);
+    const answers = [];
+    for await (const answer of callCandidates(predictor, { program: file, lines, function: 'count', returnLines: [returnLine], value: '2', cut }, { complete: frames, samples: 3 })) answers.push(answer);
+    // The greedy answer first, then at most the three drawn on the same line.
+    expect(answers.length).toBeGreaterThan(0);
+    expect(answers.length).toBeLessThanOrEqual(4);
+    expect(answers.slice(1).every((a) => a.source === 'sample')).toBe(true);
+    for (const { returned, call } of answers) {
+      // Back in the file's lines; whatever the model writes, only names count's frames can hold.
+      expect(returned.state).toMatchObject({ event: 'return', line: returnLine, value: '2' });
+      for (const name of Object.keys(returned.state.locals)) expect(['s', 't', 'n', 'c']).toContain(name);
+      // A call of count alone on the stack: its first locals are the parameters.
+      expect(call.state).toMatchObject({ event: 'call', stack: [{ function: 'count' }] });
+      expect(Object.keys(call.state.locals).slice(0, 2)).toEqual(['s', 't']);
+    }
     // The completer's grammar knows count's names: a start that writes another one is refused.
     const start = returnFrameStart(cut!.stateToCut(returnState({ program: file, lines, function: 'count', returnLines: [returnLine], value: '2' }, returnLine)));
     await expect(frames.complete(cut!.text, 'inverse', `${start}{"zz`)).rejects.toThrow(/not valid/);
