@@ -32,7 +32,7 @@
  */
 import { NoPrediction, type OutputMethod, predictCall, predictCandidateCall } from '../model-client/call-outcome.js';
 import type { NeuralPredictor } from '../model-client/neural-predictor.js';
-import { callCandidates, INPUT_CANDIDATES, type InputQuestion } from '../model-client/input-prediction.js';
+import { type CallCandidate, callCandidates, INPUT_CANDIDATES, type InputQuestion } from '../model-client/input-prediction.js';
 import type { PartialFrameDecoder } from '../model-client/partial-frame.js';
 import { sourceLines } from '../tracer/run-tracer.js';
 import { describeError, failureKind, type InternalError } from './failures.js';
@@ -50,6 +50,18 @@ export interface Attempt {
   confidence?: number;
   /** Why there is no prediction, or why the check failed to run. */
   error?: string;
+  /** Input task: which answer it is and whether the model's run forward returned the output. */
+  answer?: InputAnswer;
+}
+
+/**
+ * Which answer the input task gave: the model's own (`likeliest`), the output as the only
+ * argument, another return line's or a drawn return state's (input-prediction.ts's
+ * callCandidates); `confirmed`: the model's run of it returned the output (the forward check).
+ */
+export interface InputAnswer {
+  source: CallCandidate['source'] | 'output';
+  confirmed: boolean;
 }
 
 export interface CruxItem {
@@ -87,6 +99,8 @@ type Shape = Extract<Inspection, { ok: true }>;
 interface Predicted {
   text: string;
   confidence: number;
+  /** Input task: which answer it is and whether the model's run forward returned the output (InputAnswer). */
+  answer?: InputAnswer;
 }
 
 async function predictOutput(p: NeuralPredictor, row: HeldoutRow, shape: Shape, method: OutputMethod, samples?: number): Promise<Predicted> {
@@ -129,9 +143,9 @@ async function* inputAnswers(p: NeuralPredictor, frames: PartialFrameDecoder, q:
     predict: opts.samples === undefined ? {} : { samples: opts.samples },
     samples: opts.candidates,
   });
-  for await (const { returned, call } of answers) {
+  for await (const { returned, call, source } of answers) {
     const text = argumentList(call.state.locals, shape.params);
-    if (text !== null) yield { text, confidence: Math.exp(returned.restLogprob) * call.confidence.frame };
+    if (text !== null) yield { text, confidence: Math.exp(returned.restLogprob) * call.confidence.frame, answer: { source, confirmed: false } };
   }
 }
 
@@ -157,17 +171,19 @@ async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row
   if (!opts.check) {
     if (!own.ok) throw own.error;
     if (!own.answer) throw new NoPrediction("no answer has all of f's parameters");
-    return own.answer;
+    // Nothing checked it: no answer record.
+    return { text: own.answer.text, confidence: own.answer.confidence };
   }
   const checked = new Set<string>();
-  const confirms = async (args: string): Promise<Predicted | undefined> => {
+  const confirms = async (candidate: Predicted): Promise<Predicted | undefined> => {
+    const args = candidate.text;
     if (checked.has(args)) return undefined;
     checked.add(args);
     const outcome = await predictCandidateCall(p, row.code, { entry: 'f', args }, shape.returns, opts.samples, opts.method);
-    return outcome?.kind === 'returned' && outcome.value === row.output ? { text: args, confidence: outcome.confidence } : undefined;
+    return outcome?.kind === 'returned' && outcome.value === row.output ? { text: args, confidence: outcome.confidence, answer: { source: candidate.answer!.source, confirmed: true } } : undefined;
   };
   const ownAnswer = own.ok ? own.answer : undefined;
-  const confirmed = (ownAnswer && (await confirms(ownAnswer.text))) ?? (await confirms(row.output));
+  const confirmed = (ownAnswer && (await confirms(ownAnswer))) ?? (await confirms({ text: row.output, confidence: 0, answer: { source: 'output', confirmed: false } }));
   if (confirmed) return confirmed;
   if (own.ok) {
     // The checks ran the predictor forward: it is shown the question again for the rest.
@@ -175,7 +191,7 @@ async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row
     const rest: Predicted[] = [];
     for await (const answer of answers) rest.push(answer);
     for (const answer of rest) {
-      const found = await confirms(answer.text);
+      const found = await confirms(answer);
       if (found) return found;
     }
   }
@@ -210,7 +226,7 @@ export async function evaluateCruxEval(rows: readonly HeldoutRow[], p: NeuralPre
     try {
       if (!shape.ok) throw new NoPrediction(`cannot read f: ${shape.error}`);
       const predicted = opts.task === 'output' ? await predictOutput(p, row, shape, method, opts.samples) : await predictInput(p, frames, row, shape, { ...(opts.samples === undefined ? {} : { samples: opts.samples }), check: opts.check ?? true, method, candidates: opts.candidates ?? INPUT_CANDIDATES });
-      model.push({ prediction: predicted.text, passed: false, confidence: predicted.confidence });
+      model.push({ prediction: predicted.text, passed: false, confidence: predicted.confidence, ...(predicted.answer ? { answer: predicted.answer } : {}) });
     } catch (err) {
       if (failureKind(err) === 'internal') internalErrors.push({ id: row.id, message: describeError(err) });
       model.push({ prediction: null, passed: false, error: describeError(err) });

@@ -241,7 +241,7 @@ describe.skipIf(!HAS_MODEL)('ndb eval cruxeval', () => {
     expectConsistentCrux(JSON.parse(stepped.stdout) as CruxReport, 'output', 2);
   });
 
-  it('input task: JSON consistent; the forward check keeps the model\'s answer or takes the output itself', async () => {
+  it("input task: JSON consistent; the forward check keeps the model's own answer, the output itself, or another answer of the model's that its run confirms", async () => {
     const r = ndb('eval', 'cruxeval', '--task', 'input', '--limit', '4', '--json', '--model', MODEL_DIR);
     expect(r.code, r.stderr).toBe(0);
     const checked = JSON.parse(r.stdout) as CruxReport;
@@ -249,10 +249,29 @@ describe.skipIf(!HAS_MODEL)('ndb eval cruxeval', () => {
     const plain = ndb('eval', 'cruxeval', '--task', 'input', '--limit', '4', '--json', '--model', MODEL_DIR, '--check', 'none');
     expect(plain.code, plain.stderr).toBe(0);
     const own = JSON.parse(plain.stdout) as CruxReport;
+    const two = ndb('eval', 'cruxeval', '--task', 'input', '--limit', '4', '--json', '--model', MODEL_DIR, '--candidates', '0');
+    expect(two.code, two.stderr).toBe(0);
+    const ownOrOutput = JSON.parse(two.stdout) as CruxReport;
     const rows = (await readHeldout(HELDOUT)).slice(0, 4); // the default --data
-    checked.items.forEach((item, i) => {
-      if (item.model.prediction !== own.items[i]!.model.prediction) expect(item.model.prediction).toBe(rows[i]!.output);
-    });
+    for (const [i, item] of checked.items.entries()) {
+      const { prediction, answer } = item.model;
+      if (prediction === null) continue;
+      // Unchecked answers carry no record; checked ones say which they are.
+      expect(own.items[i]!.model.answer).toBeUndefined();
+      expect(answer).toBeDefined();
+      // The model's own answer is the one shown unless another's run returned the output.
+      if (answer!.source === 'likeliest') expect(prediction).toBe(own.items[i]!.model.prediction);
+      else expect(answer!.confirmed).toBe(true);
+      if (answer!.source === 'output') expect(prediction).toBe(rows[i]!.output);
+    }
+    // Without drawn answers, only the model's own answer and the output are candidates.
+    for (const item of ownOrOutput.items) expect(['likeliest', 'output', 'line', undefined]).toContain(item.model.answer?.source);
+    const negative = ndb('eval', 'cruxeval', '--task', 'input', '--candidates', '-1', '--model', MODEL_DIR);
+    expect(negative.code).not.toBe(0);
+    expect(negative.stderr).toContain('--candidates must be a whole number');
+    const outputTask = ndb('eval', 'cruxeval', '--task', 'output', '--candidates', '2', '--model', MODEL_DIR);
+    expect(outputTask.code).not.toBe(0);
+    expect(outputTask.stderr).toContain("--candidates applies to --task input's forward check only");
     const bad = ndb('eval', 'cruxeval', '--task', 'input', '--check', 'backward', '--model', MODEL_DIR);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('--check must be forward or none');
