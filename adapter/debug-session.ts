@@ -727,7 +727,7 @@ export class NeuralDebugSession extends DebugSession {
           if (typeof a.value !== 'string' || a.value.trim() === '') throw new RuntimeError(`${PREDICT_INPUTS_REQUEST} needs a value: the return value, as a Python expression`);
           const runtime = this.requireRuntime();
           const repr = await valueRepr(a.value, {});
-          response.body = await predictInputs(runtime, repr, await this.frameCompleter());
+          response.body = await predictInputs(runtime, repr, await this.frameCompleter(), typeof a.candidates === 'number' ? a.candidates : undefined);
           this.sendResponse(response);
         });
       case RESAMPLE_REQUEST:

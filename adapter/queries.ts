@@ -25,10 +25,10 @@ import { type NeuralRuntime, RuntimeError } from './runtime.js';
  *
  * Then the forward check (runForward), as `ndb eval cruxeval --task input` makes it: the
  * model's own answer, the value itself as the only argument, then the model's other answers
- * (other return lines', INPUT_CANDIDATES drawn return states'); the first the model's run
+ * (other return lines', `drawn` return states' (default INPUT_CANDIDATES)); the first the model's run
  * confirms is shown, else its own answer with what its run gave instead.
  */
-export function predictInputs(runtime: NeuralRuntime, valueRepr: string, complete?: FrameCompleter): Promise<PredictedInputs> {
+export function predictInputs(runtime: NeuralRuntime, valueRepr: string, complete?: FrameCompleter, drawn = INPUT_CANDIDATES): Promise<PredictedInputs> {
   return runtime.exclusive(async () => {
     const opts = runtime.requireLaunched();
     const name = runtime.entryCall?.entry;
@@ -44,7 +44,7 @@ export function predictInputs(runtime: NeuralRuntime, valueRepr: string, complet
     if (candidates.length === 0) throw new RuntimeError(`'${name}' has no line to return from`);
     const question = { program: runtime.programSource, lines, function: fn.name, returnLines: candidates, value: valueRepr, cut };
     const checker = runtime.predictor.sibling?.();
-    const answers = callCandidates(runtime.predictor, question, { ...(complete ? { complete } : {}), fatal: (err) => !isModelFailure(err), predict: runtime.sampling(), samples: checker ? INPUT_CANDIDATES : 0 });
+    const answers = callCandidates(runtime.predictor, question, { ...(complete ? { complete } : {}), fatal: (err) => !isModelFailure(err), predict: runtime.sampling(), samples: checker ? drawn : 0 });
     const first = await answers.next().catch((err: unknown) => {
       throw err instanceof NoPrediction ? new RuntimeError(`the model did not find a call of ${fn.name} returning ${valueRepr}: ${err.message}`) : err;
     });

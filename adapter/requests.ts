@@ -8,7 +8,7 @@
  * their own). The launch configuration's own fields are LaunchArgsSchema's (debug-session.ts).
  */
 import { z } from 'zod';
-import { NDB_EVENTS_FLAG, PREDICT_INPUTS_REQUEST, RESAMPLE_REQUEST, TRACE_REQUEST } from '../protocol/dap.js';
+import { MAX_INPUT_CANDIDATES, NDB_EVENTS_FLAG, PREDICT_INPUTS_REQUEST, RESAMPLE_REQUEST, TRACE_REQUEST } from '../protocol/dap.js';
 
 /** Expressions and new values: longer text is no hover (the evaluator caps it again). */
 const MAX_EXPRESSION = 20_000;
@@ -65,7 +65,7 @@ export const REQUEST_ARGUMENTS: Record<string, z.ZodTypeAny> = {
   setVariable: obj({ variablesReference: int, name: z.string().max(1_000), value: z.string().max(MAX_EXPRESSION) }),
   exceptionInfo: thread,
   cancel: optional({ requestId: int.optional(), progressId: z.string().optional() }),
-  [PREDICT_INPUTS_REQUEST]: obj({ value: z.string().max(MAX_EXPRESSION) }),
+  [PREDICT_INPUTS_REQUEST]: obj({ value: z.string().max(MAX_EXPRESSION), candidates: int.min(0).max(MAX_INPUT_CANDIDATES).optional() }),
   [RESAMPLE_REQUEST]: optional({}),
   [TRACE_REQUEST]: optional({}),
 };

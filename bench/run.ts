@@ -38,7 +38,9 @@
  * stops (they must), and how far generate's agree with ours (informational). Then one long
  * run per configuration, ours and noprefetch (bench/long-run.ts: 40 presses on
  * examples/orders.py, 24 with --quick; the median of presses 1-20 against 21-40, and the
- * prompt tokens run per step in each half). Then, unless
+ * prompt tokens run per step in each half). Then Predict Inputs on the first rows of the
+ * real-code held-out file (10, 4 with --quick), with the model's drawn answers and without
+ * (bench/predict-inputs.ts). Then, unless
  * --no-memory, the memory of one long session: `npm run bench:memory` (bench/memory.ts),
  * --memory-steps key presses (default 2,000; 200 with --quick) in a child process.
  * Timings are noisy on a shared machine: compare the ratios, which come from one run.
@@ -58,6 +60,7 @@ import { type BenchAction, CONFIGS, type Config, runSession, type SessionResult,
 import { measureBandwidth } from './bandwidth.js';
 import { benchPrograms } from './programs.js';
 import { longRunLines, measureLongRun } from './long-run.js';
+import { measurePredictInputs, predictInputsLines } from './predict-inputs.js';
 import { balancedOrder, mean, percentile } from './stats.js';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -101,6 +104,8 @@ const warmSessions: SessionResult[] = [];
 for (const program of programs) warmSessions.push(await runSession(ROOT, program, 'noprefetch', plan, 0));
 // A long run (bench/long-run.ts): do presses 21-40 cost what presses 1-20 do, with and without prefetch?
 const longRun = await measureLongRun(ROOT, { presses: quick ? 24 : 40, thinkMs });
+// Predict Inputs with the model's drawn answers and without (bench/predict-inputs.ts).
+const inputs = await measurePredictInputs(ROOT, dir, quick ? 4 : 10);
 // Bandwidth again at the end: the best of both (the floor is what the memory can do).
 const bandwidth = Math.max(bandwidthBefore, await bestBandwidth());
 const msPerPass = (weightBytes / bandwidth) * 1000;
@@ -253,6 +258,8 @@ const summary = {
   warmNoprefetch: warm,
   /** One long run per config (ours, noprefetch): the first half of the presses against the second (bench/long-run.ts). */
   longRun,
+  /** Predict Inputs with the model's drawn answers against without (bench/predict-inputs.ts). */
+  predictInputs: inputs,
   /** The floor's one-token-per-pass count is a step's chosen tokens: all-off's steps, whose passes they should equal. */
   floorPassesCheck: (() => {
     const offSteps = steps('baseline').filter((x) => x.passes !== undefined && x.sampled !== undefined);
@@ -301,6 +308,8 @@ const lines = [
   `all-off's forward passes equal its chosen tokens (the 1 tok/pass floor's passes) in ${summary.floorPassesCheck.equal}/${summary.floorPassesCheck.steps} steps`,
   '',
   ...longRunLines(longRun),
+  '',
+  ...predictInputsLines(inputs),
   '',
   `first stop after launch (cold: process, model load, program prefill), median ms: ${CONFIGS.map((c) => `${c} ${f(summary.cold.median[c])}`).join(', ')}`,
   `peak RSS of the adapter, MiB: ${CONFIGS.map((c) => `${c} ${mib(summary.peakRssBytes[c])}`).join(', ')}`,

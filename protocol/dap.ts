@@ -29,7 +29,16 @@ export const NDB_EVENTS_FLAG = 'ndbEvents';
 export interface PredictInputsArguments {
   /** The return value, as a Python expression (`2`, `'abc'`). */
   value: string;
+  /**
+   * Return states the model draws for more answers when its run forward confirms neither its
+   * own answer nor the value itself as the only argument (default 4; 0: the fastest, those two
+   * only; at most MAX_INPUT_CANDIDATES).
+   */
+  candidates?: number;
 }
+
+/** The most `candidates` a Predict Inputs request may ask for. */
+export const MAX_INPUT_CANDIDATES = 16;
 
 /** How much work one prediction was (the stopped event's `ndb.stats`, `ndb/predictInputs`' answer). */
 export interface PredictionStats {

@@ -149,6 +149,8 @@ describe('ndb dap on stdio', () => {
       ['launch', {}, /^launch configuration: program: program is required/],
       ['next', [], /^next: arguments: Expected object, received array/],
       ['ndb/predictInputs', { value: 3 }, /^ndb\/predictInputs: arguments\.value: Expected string/],
+      ['ndb/predictInputs', { value: '3', candidates: 99 }, /^ndb\/predictInputs: arguments\.candidates: Number must be less than or equal to 16/],
+      ['ndb/predictInputs', { value: '3', candidates: 1.5 }, /^ndb\/predictInputs: arguments\.candidates: Expected integer/],
       ['source', 7, /^source: arguments: Expected object/],
       ['nonsense', undefined, /unrecognized request/],
     ];
