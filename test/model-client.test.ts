@@ -29,7 +29,7 @@ import { PartialFrameDecoder } from '../model-client/partial-frame.js';
 import { callCandidates, returnFrameStart, returnState } from '../model-client/input-prediction.js';
 import { PrefixCache } from '../model-client/prefix-cache.js';
 import type { HistoryEntry, Predictor } from '../model-client/predictor.js';
-import { OUTPUT_METHODS, predictCall, predictCandidateCall } from '../model-client/call-outcome.js';
+import { OUTPUT_METHODS, predictCall } from '../model-client/call-outcome.js';
 import { createInferenceSession, ModelSession } from '../model-client/onnx-session.js';
 import { TokenTable } from '../model-client/token-table.js';
 import { OffTraceError, TracerPredictor } from '../evaluation/tracer-predictor.js';
@@ -225,25 +225,6 @@ describe('predictCall methods (on the ground truth)', () => {
         expect(asked.length).toBe(trace.events.filter((e) => e.depth === 0 && (e.event === 'line' || e.event === 'return')).length);
       }
     }
-  });
-  it('a candidate input whose line-by-line run gives no answer (past the step cap) is run again by breakpoint', async () => {
-    const truth = new TracerPredictor();
-    const asked: Action['kind'][] = [];
-    const recording: Predictor = {
-      start: (program, entry) => truth.start(program, entry),
-      predict: (history, action) => {
-        asked.push(action.kind);
-        return truth.predict(history, action);
-      },
-    };
-    const code = 'def f(n):\n    i = 0\n    while i < n:\n        i += 1\n    return i\n';
-    const entry = { entry: 'f', args: '1000' };
-    await expect(predictCall(recording, code, entry, { method: 'step_over', returns: [5] })).rejects.toThrow(/no return of the entry within 400 steps/);
-    asked.length = 0;
-    expect(await predictCandidateCall(recording, code, entry, [5])).toMatchObject({ kind: 'returned', value: '1000' });
-    // 401 line steps that end nowhere, then the breakpoint on the return line and the return.
-    expect(asked.filter((a) => a === 'step_over').length).toBeGreaterThanOrEqual(401);
-    expect(asked.slice(-2)).toEqual(['breakpoint', 'step_over']);
   });
 });
 
