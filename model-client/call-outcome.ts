@@ -126,22 +126,15 @@ async function runFromCall(p: Predictor, code: string, call: State, opts: Predic
  * A candidate input's forward run (the input task's check and the debugger's Predict Inputs):
  * predictCall (by default line by line, step_over: the better method for it on real code,
  * README "Held-out results"), or null when the call cannot be run: arguments that are not
- * literals (a repr the model cut with `…`), or no prediction. Where the line-by-line run
- * gives no answer (a loop longer than MAX_LINE_STEPS, a frame past the token budget), the
- * call is run once more by breakpoint, whose few jumps get to an end. Other errors are bugs
- * and are thrown.
+ * literals (a repr the model cut with `…`), or no prediction. Other errors are bugs and are
+ * thrown.
  */
 export async function predictCandidateCall(p: Predictor, code: string, entry: Entry, returns: readonly number[], samples?: number, method: OutputMethod = 'step_over'): Promise<CallOutcome | null> {
-  const run = async (how: OutputMethod): Promise<CallOutcome | 'unbound' | 'no answer'> => {
-    try {
-      return await predictCall(p, code, entry, { method: how, returns, ...(samples === undefined ? {} : { samples }) });
-    } catch (err) {
-      if (err instanceof EntryError) return 'unbound';
-      if (isModelFailure(err)) return 'no answer';
-      throw err;
-    }
-  };
-  let outcome = await run(method);
-  if (outcome === 'no answer' && method === 'step_over') outcome = await run('breakpoint');
-  return typeof outcome === 'string' ? null : outcome;
+  const opts: PredictCallOptions = { method, returns, ...(samples === undefined ? {} : { samples }) };
+  try {
+    return await predictCall(p, code, entry, opts);
+  } catch (err) {
+    if (err instanceof EntryError || isModelFailure(err)) return null;
+    throw err;
+  }
 }
