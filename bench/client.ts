@@ -66,7 +66,7 @@ export interface SessionResult {
 }
 
 /** DebugClient connects to a process it spawned itself; here the bench spawns it (to read its memory). */
-class BenchClient extends DebugClient {
+export class BenchClient extends DebugClient {
   attach(readable: NodeJS.ReadableStream, writable: NodeJS.WritableStream): void {
     this.connect(readable as never, writable as never);
   }

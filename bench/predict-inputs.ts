@@ -13,9 +13,9 @@
 import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DebugClient } from '@vscode/debugadapter-testsupport';
 import { INPUT_CANDIDATES } from '../model-client/input-prediction.js';
 import { PREDICT_INPUTS_REQUEST, type PredictedInputs } from '../protocol/dap.js';
+import { BenchClient } from './client.js';
 import { percentile } from './stats.js';
 
 export type InputsWay = 'drawn' | 'none';
@@ -36,12 +36,6 @@ export interface PredictInputsResult {
   summary: Record<InputsWay, { median: number; p95: number; confirmed: number; failed: number }>;
   /** Median with the drawn answers over median without. */
   ratio: number;
-}
-
-class BenchClient extends DebugClient {
-  attach(readable: NodeJS.ReadableStream, writable: NodeJS.WritableStream): void {
-    this.connect(readable as never, writable as never);
-  }
 }
 
 const CANDIDATES: Record<InputsWay, number> = { drawn: INPUT_CANDIDATES, none: 0 };

@@ -134,19 +134,27 @@ async function inputQuestion(p: NeuralPredictor, row: HeldoutRow, shape: Shape):
  * The model's argument lists for the row, its own answer first (input-prediction.ts's
  * callCandidates), each with the model's probability of its way back: the return frame's
  * locals it wrote, then the whole call frame (as the output's confidence is its way
- * forward, runToEnd). An answer without one of f's parameters is passed over.
+ * forward, runToEnd). An answer without one of f's parameters is passed over; with none
+ * left, a NoPrediction.
  */
-async function* inputAnswers(p: NeuralPredictor, frames: PartialFrameDecoder, q: InputQuestion, shape: Shape, opts: { samples?: number; candidates: number }): AsyncGenerator<Predicted> {
+/** One of the model's argument lists, with which answer it is. */
+type Answer = Predicted & { answer: InputAnswer };
+
+async function* inputAnswers(p: NeuralPredictor, frames: PartialFrameDecoder, q: InputQuestion, shape: Shape, opts: { samples?: number; candidates: number }): AsyncGenerator<Answer> {
   const answers = callCandidates(p, q, {
     complete: frames,
     fatal: (err) => failureKind(err) === 'internal',
     predict: opts.samples === undefined ? {} : { samples: opts.samples },
     samples: opts.candidates,
   });
+  let given = 0;
   for await (const { returned, call, source } of answers) {
     const text = argumentList(call.state.locals, shape.params);
-    if (text !== null) yield { text, confidence: Math.exp(returned.restLogprob) * call.confidence.frame, answer: { source, confirmed: false } };
+    if (text === null) continue;
+    given++;
+    yield { text, confidence: Math.exp(returned.restLogprob) * call.confidence.frame, answer: { source, confirmed: false } };
   }
+  if (given === 0) throw new NoPrediction("no answer has all of f's parameters");
 }
 
 /**
@@ -161,8 +169,9 @@ async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row
   const q = await inputQuestion(p, row, shape);
   const answers = inputAnswers(p, frames, q, shape, { ...opts, candidates: opts.check ? opts.candidates : 0 });
   // Without an answer of its own (a model failure) the model may still confirm the output.
-  const own: { ok: true; answer: Predicted | undefined } | { ok: false; error: unknown } = await answers.next().then(
-    (next) => ({ ok: true as const, answer: next.done ? undefined : next.value }),
+  // inputAnswers yields at least one answer or throws.
+  const own: { ok: true; answer: Answer } | { ok: false; error: unknown } = await answers.next().then(
+    (next) => ({ ok: true as const, answer: next.value as Answer }),
     (error: unknown) => {
       if (failureKind(error) === 'internal') throw error;
       return { ok: false as const, error };
@@ -170,34 +179,30 @@ async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row
   );
   if (!opts.check) {
     if (!own.ok) throw own.error;
-    if (!own.answer) throw new NoPrediction("no answer has all of f's parameters");
     // Nothing checked it: no answer record.
     return { text: own.answer.text, confidence: own.answer.confidence };
   }
   const checked = new Set<string>();
-  const confirms = async (candidate: Predicted): Promise<Predicted | undefined> => {
-    const args = candidate.text;
+  const confirms = async (args: string, source: InputAnswer['source']): Promise<Predicted | undefined> => {
     if (checked.has(args)) return undefined;
     checked.add(args);
     const outcome = await predictCandidateCall(p, row.code, { entry: 'f', args }, shape.returns, opts.samples, opts.method);
-    return outcome?.kind === 'returned' && outcome.value === row.output ? { text: args, confidence: outcome.confidence, answer: { source: candidate.answer!.source, confirmed: true } } : undefined;
+    return outcome?.kind === 'returned' && outcome.value === row.output ? { text: args, confidence: outcome.confidence, answer: { source, confirmed: true } } : undefined;
   };
-  const ownAnswer = own.ok ? own.answer : undefined;
-  const confirmed = (ownAnswer && (await confirms(ownAnswer))) ?? (await confirms({ text: row.output, confidence: 0, answer: { source: 'output', confirmed: false } }));
+  const confirmed = (own.ok ? await confirms(own.answer.text, own.answer.answer.source) : undefined) ?? (await confirms(row.output, 'output'));
   if (confirmed) return confirmed;
   if (own.ok) {
     // The checks ran the predictor forward: it is shown the question again for the rest.
     await p.show(row.code, 'f');
-    const rest: Predicted[] = [];
+    const rest: Answer[] = [];
     for await (const answer of answers) rest.push(answer);
     for (const answer of rest) {
-      const found = await confirms(answer);
+      const found = await confirms(answer.text, answer.answer.source);
       if (found) return found;
     }
   }
   if (!own.ok) throw own.error;
-  if (!ownAnswer) throw new NoPrediction("no answer has all of f's parameters");
-  return ownAnswer;
+  return own.answer;
 }
 
 // ---- both --------------------------------------------------------------------------------

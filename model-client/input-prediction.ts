@@ -88,18 +88,16 @@ export function returnFrameStart(state: State): string {
  * failure that `fatal` picks out (a bug rather than the model's) at once.
  */
 export async function returnStates(q: InputQuestion, complete?: FrameCompleter, fatal: (err: unknown) => boolean = () => false): Promise<ChosenReturn[]> {
-  const cut = q.cut ?? null;
   const chosen: ChosenReturn[] = [];
   let failure: unknown;
   for (const line of q.returnLines) {
-    const state = returnState(q, line);
     if (!complete) {
-      chosen.push({ state, startLogprob: 0, restLogprob: 0 });
+      chosen.push({ state: returnState(q, line), startLogprob: 0, restLogprob: 0 });
       continue;
     }
     try {
-      const done = await complete.complete(cut ? cut.text : q.program, 'inverse', returnFrameStart(cut ? cut.stateToCut(state) : state));
-      chosen.push({ state: cut ? cut.stateToFile(done.state, q.lines) : done.state, startLogprob: done.startLogprob, restLogprob: done.restLogprob });
+      const asked = completionAsked(q, line);
+      chosen.push(writtenReturn(q, await complete.complete(asked.program, 'inverse', asked.start)));
     } catch (err) {
       if (fatal(err)) throw err;
       failure = err;
@@ -110,18 +108,28 @@ export async function returnStates(q: InputQuestion, complete?: FrameCompleter, 
   return chosen.sort((a, b) => b.startLogprob - a.startLogprob);
 }
 
-/** Return states drawn on the likeliest one's line (its start given, its locals sampled): other guesses at what the call held. */
-async function sampledReturns(q: InputQuestion, complete: FrameCompleter, likeliest: ChosenReturn, samples: number, seed: number, fatal: (err: unknown) => boolean): Promise<ChosenReturn[]> {
-  const cut = q.cut ?? null;
-  const state = returnState(q, likeliest.state.line);
-  const drawn = await complete.completeSamples(cut ? cut.text : q.program, 'inverse', returnFrameStart(cut ? cut.stateToCut(state) : state), samples, { temperature: 1, seed });
+/** Return states drawn on `line` (its start given, its locals sampled): other guesses at what the call held. */
+async function sampledReturns(q: InputQuestion, complete: FrameCompleter, line: number, samples: number, seed: number, fatal: (err: unknown) => boolean): Promise<ChosenReturn[]> {
+  const asked = completionAsked(q, line);
+  const drawn = await complete.completeSamples(asked.program, 'inverse', asked.start, samples, { temperature: 1, seed });
   return drawn.flatMap((d) => {
     if (!d.ok) {
       if (fatal(d.error)) throw d.error;
       return [];
     }
-    return [{ state: cut ? cut.stateToFile(d.frame.state, q.lines) : d.frame.state, startLogprob: d.frame.startLogprob, restLogprob: d.frame.restLogprob }];
+    return [writtenReturn(q, d.frame)];
   });
+}
+
+/** What the completer is given for the return state on `line`: the program and the frame's start, the cut's on a long file. */
+function completionAsked(q: InputQuestion, line: number): { program: string; start: string } {
+  const state = returnState(q, line);
+  return q.cut ? { program: q.cut.text, start: returnFrameStart(q.cut.stateToCut(state)) } : { program: q.program, start: returnFrameStart(state) };
+}
+
+/** A completed return state back in the file's lines, with its scores. */
+function writtenReturn(q: InputQuestion, done: CompletedStart): ChosenReturn {
+  return { state: q.cut ? q.cut.stateToFile(done.state, q.lines) : done.state, startLogprob: done.startLogprob, restLogprob: done.restLogprob };
 }
 
 /** One answer to the question: a return state the model wrote, and the call frame its `inv_step_call` from there gives. */
@@ -183,7 +191,7 @@ export async function* callCandidates(predictor: Predictor, q: InputQuestion, op
   }
   const samples = opts.samples ?? 0;
   if (opts.complete && samples > 0) {
-    for (const returned of await sampledReturns(q, opts.complete, returns[0]!, samples, opts.predict?.seed ?? 0, fatal)) {
+    for (const returned of await sampledReturns(q, opts.complete, returns[0]!.state.line, samples, opts.predict?.seed ?? 0, fatal)) {
       const call = await answer(returned);
       if (call) {
         given++;
