@@ -5,8 +5,8 @@
  */
 import { describeExit } from './verifier.js';
 import { type CallOutcome, isModelFailure, NoPrediction, predictCandidateCall } from '../model-client/call-outcome.js';
+import { checkInputs } from '../model-client/input-check.js';
 import { type CallCandidate, callCandidates, type FrameCompleter, INPUT_CANDIDATES } from '../model-client/input-prediction.js';
-import type { Predictor } from '../model-client/predictor.js';
 import type { PredictedInputs, PredictedTrace, TraceStep } from '../protocol/dap.js';
 import { type NeuralRuntime, RuntimeError } from './runtime.js';
 
@@ -23,10 +23,13 @@ import { type NeuralRuntime, RuntimeError } from './runtime.js';
  * return state in its lines, and the state it writes comes back in the file's lines (the
  * predictor maps the call the same way).
  *
- * Then the forward check (runForward), as `ndb eval cruxeval --task input` makes it: the
- * model's own answer, the value itself as the only argument, then the model's other answers
- * (other return lines', `drawn` return states' (default INPUT_CANDIDATES)); the first the model's run
- * confirms is shown, else its own answer with what its run gave instead.
+ * Then the forward check, model-client/input-check.ts's rule, as `ndb eval cruxeval --task
+ * input` measures it: the model's own answer, the value itself as the only argument, then the
+ * model's other answers (other return lines', `drawn` return states' (default
+ * INPUT_CANDIDATES)) are run forward on a sibling of the session's predictor (so that the
+ * session's prompt cache stays as it was); the first the model's run confirms is shown. When
+ * none is: the value itself where the entry takes it as its only argument, else the model's
+ * own answer, each with what its run gave instead.
  */
 export function predictInputs(runtime: NeuralRuntime, valueRepr: string, complete?: FrameCompleter, drawn = INPUT_CANDIDATES): Promise<PredictedInputs> {
   return runtime.exclusive(async () => {
@@ -45,38 +48,46 @@ export function predictInputs(runtime: NeuralRuntime, valueRepr: string, complet
     const question = { program: runtime.programSource, lines, function: fn.name, returnLines: candidates, value: valueRepr, cut };
     const checker = runtime.predictor.sibling?.();
     const answers = callCandidates(runtime.predictor, question, { ...(complete ? { complete } : {}), fatal: (err) => !isModelFailure(err), predict: runtime.sampling(), samples: checker ? drawn : 0 });
-    const first = await answers.next().catch((err: unknown) => {
-      throw err instanceof NoPrediction ? new RuntimeError(`the model did not find a call of ${fn.name} returning ${valueRepr}: ${err.message}`) : err;
+    const unanswered = (err: unknown) => (err instanceof NoPrediction ? new RuntimeError(`the model did not find a call of ${fn.name} returning ${valueRepr}: ${err.message}`) : err);
+    if (!checker) {
+      // No forward check: the model's own answer, unchecked.
+      const first = await answers.next().catch((err: unknown) => {
+        throw unanswered(err);
+      });
+      if (first.done) throw new RuntimeError(`the model did not find a call of ${fn.name} returning ${valueRepr}`);
+      return shown(fn, valueRepr, first.value);
+    }
+    const samples = runtime.sampling().samples;
+    const choice = await checkInputs(answers, {
+      value: valueRepr,
+      argsOf: (a) => argumentList(fn, a.call.state.locals),
+      run: (args) => predictCandidateCall(checker, runtime.programSource, { entry: name, args }, returns, samples),
+      recoverable: isModelFailure,
+    }).catch((err: unknown) => {
+      throw unanswered(err);
     });
-    if (first.done) throw new RuntimeError(`the model did not find a call of ${fn.name} returning ${valueRepr}`);
-    const inverse = shown(fn, valueRepr, first.value);
-    if (!checker) return inverse;
-    const asked: Asked = { program: runtime.programSource, entry: name, returns, value: valueRepr, samples: runtime.sampling().samples };
-    const forward = await runForward(checker, asked, inverse.args);
-    if (forward?.returns) return { ...inverse, check: checkOf(forward, 'inverse') };
-    // The value itself as the only argument (a function that gives back what it is given,
-    // changed or not): shown only when the model's own run of it returns the value.
-    const echo = inverse.args === valueRepr ? null : await runForward(checker, asked, valueRepr);
-    if (echo?.returns && echo.outcome.call) {
-      const bound = echo.outcome.call.locals;
-      return {
-        ...inverse,
-        args: valueRepr,
-        locals: bound,
-        confidence: Object.fromEntries(Object.keys(bound).map((n) => [n, echo.outcome.confidence])),
-        check: checkOf(echo, 'value'),
-      };
-    }
-    const tried = new Set([inverse.args, valueRepr]);
-    for await (const answer of answers) {
-      const other = shown(fn, valueRepr, answer);
-      if (tried.has(other.args)) continue;
-      tried.add(other.args);
-      const run = await runForward(checker, asked, other.args);
-      if (run?.returns) return { ...other, check: checkOf(run, 'inverse') };
-    }
-    return forward ? { ...inverse, check: checkOf(forward, 'inverse') } : inverse;
+    const check = choice.run?.outcome ? checkOf(choice.run.outcome, valueRepr) : undefined;
+    if (choice.kind === 'answer') return { ...shown(fn, valueRepr, choice.answer), ...(check ? { check } : {}) };
+    // The value itself as the only argument: its locals are the call's bound parameters, the
+    // confidence the model's in its run when that returns the value (none when it does not).
+    const bound = choice.run?.call?.locals ?? {};
+    const sure = choice.confirmed ? choice.run!.outcome!.confidence : undefined;
+    return {
+      function: fn.name,
+      value: valueRepr,
+      from: 'value',
+      returnLine: candidates[0]!,
+      args: valueRepr,
+      locals: bound,
+      confidence: sure === undefined ? {} : Object.fromEntries(Object.keys(bound).map((n) => [n, sure])),
+      ...(check ? { check } : {}),
+    };
   });
+}
+
+/** A call frame's parameters as a positional argument list. */
+function argumentList(fn: { callLocals: readonly string[] }, locals: Readonly<Record<string, string>>): string {
+  return fn.callLocals.filter((n) => n in locals).map((n) => locals[n]).join(', ');
 }
 
 /** A call frame the model gave, as Predict Inputs shows it: the parameters as a positional argument list. */
@@ -86,45 +97,20 @@ function shown(fn: { name: string; callLocals: readonly string[] }, valueRepr: s
   return {
     function: fn.name,
     value: valueRepr,
+    from: 'inverse',
     returnLine: returned.state.line,
-    args: fn.callLocals.filter((n) => n in locals).map((n) => locals[n]).join(', '),
+    args: argumentList(fn, locals),
     locals,
     confidence: call.confidence.locals,
     ...(call.stats ? { stats: call.stats } : {}),
   };
 }
 
-/** What the forward check runs: a call of `entry` in `program`, which should return `value`. */
-interface Asked {
-  program: string;
-  entry: string;
-  /** The entry's return lines, in the file's numbers (for predictCall's breakpoint method). */
-  returns: readonly number[];
-  value: string;
-  samples?: number | undefined;
-}
-
-interface ForwardRun {
-  outcome: CallOutcome;
-  /** The model's run ends in a return of the asked value. */
-  returns: boolean;
-}
-
-/**
- * The model's run of the entry with `args` from its call to its end (predictCandidateCall:
- * line by line, as `ndb eval cruxeval --task input` checks), on a sibling of the
- * session's predictor so that the run's prompt cache stays as it was; null when it cannot
- * run. Nothing runs in Python but the binding of literal arguments.
- */
-async function runForward(checker: Predictor, asked: Asked, args: string): Promise<ForwardRun | null> {
-  const outcome = await predictCandidateCall(checker, asked.program, { entry: asked.entry, args }, asked.returns, asked.samples);
-  return outcome && { outcome, returns: outcome.kind === 'returned' && outcome.value === asked.value };
-}
-
-function checkOf(run: ForwardRun, candidate: 'inverse' | 'value'): NonNullable<PredictedInputs['check']> {
-  const { outcome } = run;
+/** The forward run's end for Predict Inputs: does it return the value, else how it ends, and the model's probability of that path. */
+function checkOf(outcome: CallOutcome, valueRepr: string): NonNullable<PredictedInputs['check']> {
+  const returns = outcome.kind === 'returned' && outcome.value === valueRepr;
   const ended = outcome.kind === 'returned' ? outcome.value : `raises ${outcome.exception}`;
-  return { returns: run.returns, ...(run.returns ? {} : { outcome: ended }), confidence: outcome.confidence, candidate };
+  return { returns, ...(returns ? {} : { outcome: ended }), confidence: outcome.confidence };
 }
 
 /** The timeline as a list: each stop with its locals, what changed since the one before in the same frame, and the end. */

@@ -33,6 +33,7 @@
 import { NoPrediction, type OutputMethod, predictCall, predictCandidateCall } from '../model-client/call-outcome.js';
 import type { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { type CallCandidate, callCandidates, INPUT_CANDIDATES, type InputQuestion } from '../model-client/input-prediction.js';
+import { checkInputs } from '../model-client/input-check.js';
 import type { PartialFrameDecoder } from '../model-client/partial-frame.js';
 import { sourceLines } from '../tracer/run-tracer.js';
 import { describeError, failureKind, type InternalError } from './failures.js';
@@ -98,7 +99,8 @@ type Shape = Extract<Inspection, { ok: true }>;
 
 interface Predicted {
   text: string;
-  confidence: number;
+  /** The model's probability of it; absent for the output fed back unconfirmed (predictInput). */
+  confidence?: number;
   /** Input task: which answer it is and whether the model's run forward returned the output (InputAnswer). */
   answer?: InputAnswer;
 }
@@ -158,51 +160,32 @@ async function* inputAnswers(p: NeuralPredictor, frames: PartialFrameDecoder, q:
 }
 
 /**
- * Generate and check (`check`, the default): the candidates are the model's own answer, the
- * output itself as the only argument, then the model's other answers (the other return
- * lines', `candidates` drawn return states'); the model runs each forward from its call
- * (predictCall, the output task's protocol, by `method`; nothing runs in Python) and the
- * first whose predicted return is the output wins, with the forward path's probability as
- * its confidence. When none does, the model's own answer stands.
+ * Generate and check (`check`, the default): model-client/input-check.ts's rule, with the
+ * model's forward runs by `method` (predictCall, the output task's protocol; nothing runs in
+ * Python). A confirmed answer's confidence is its forward path's probability; the model's own
+ * unconfirmed answer keeps its way back's; the output fed back unconfirmed has none (no
+ * model put it forward).
  */
 async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row: HeldoutRow, shape: Shape, opts: { samples?: number; check: boolean; method: OutputMethod; candidates: number }): Promise<Predicted> {
   const q = await inputQuestion(p, row, shape);
   const answers = inputAnswers(p, frames, q, shape, { ...opts, candidates: opts.check ? opts.candidates : 0 });
-  // Without an answer of its own (a model failure) the model may still confirm the output.
-  // inputAnswers yields at least one answer or throws.
-  const own: { ok: true; answer: Answer } | { ok: false; error: unknown } = await answers.next().then(
-    (next) => ({ ok: true as const, answer: next.value as Answer }),
-    (error: unknown) => {
-      if (failureKind(error) === 'internal') throw error;
-      return { ok: false as const, error };
-    },
-  );
   if (!opts.check) {
-    if (!own.ok) throw own.error;
-    // Nothing checked it: no answer record.
-    return { text: own.answer.text, confidence: own.answer.confidence };
+    // Nothing checked it: no answer record. inputAnswers yields at least one answer or throws.
+    const own = (await answers.next()).value as Answer;
+    return { text: own.text, confidence: own.confidence };
   }
-  const checked = new Set<string>();
-  const confirms = async (args: string, source: InputAnswer['source']): Promise<Predicted | undefined> => {
-    if (checked.has(args)) return undefined;
-    checked.add(args);
-    const outcome = await predictCandidateCall(p, row.code, { entry: 'f', args }, shape.returns, opts.samples, opts.method);
-    return outcome?.kind === 'returned' && outcome.value === row.output ? { text: args, confidence: outcome.confidence, answer: { source, confirmed: true } } : undefined;
-  };
-  const confirmed = (own.ok ? await confirms(own.answer.text, own.answer.answer.source) : undefined) ?? (await confirms(row.output, 'output'));
-  if (confirmed) return confirmed;
-  if (own.ok) {
+  const choice = await checkInputs(answers, {
+    value: row.output,
+    argsOf: (a) => a.text,
+    run: (args) => predictCandidateCall(p, row.code, { entry: 'f', args }, shape.returns, opts.samples, opts.method),
+    recoverable: (err) => failureKind(err) !== 'internal',
     // The checks ran the predictor forward: it is shown the question again for the rest.
-    await p.show(row.code, 'f');
-    const rest: Answer[] = [];
-    for await (const answer of answers) rest.push(answer);
-    for (const answer of rest) {
-      const found = await confirms(answer.text, answer.answer.source);
-      if (found) return found;
-    }
-  }
-  if (!own.ok) throw own.error;
-  return own.answer;
+    beforeRest: () => p.show(row.code, 'f'),
+  });
+  const confirmed = choice.confirmed ? choice.run!.outcome!.confidence : undefined;
+  if (choice.kind === 'value') return { text: choice.args, ...(confirmed === undefined ? {} : { confidence: confirmed }), answer: { source: 'output', confirmed: choice.confirmed } };
+  const { answer } = choice.answer;
+  return { text: choice.args, confidence: confirmed ?? choice.answer.confidence, answer: { ...answer, confirmed: choice.confirmed } };
 }
 
 // ---- both --------------------------------------------------------------------------------
@@ -231,7 +214,7 @@ export async function evaluateCruxEval(rows: readonly HeldoutRow[], p: NeuralPre
     try {
       if (!shape.ok) throw new NoPrediction(`cannot read f: ${shape.error}`);
       const predicted = opts.task === 'output' ? await predictOutput(p, row, shape, method, opts.samples) : await predictInput(p, frames, row, shape, { ...(opts.samples === undefined ? {} : { samples: opts.samples }), check: opts.check ?? true, method, candidates: opts.candidates ?? INPUT_CANDIDATES });
-      model.push({ prediction: predicted.text, passed: false, confidence: predicted.confidence, ...(predicted.answer ? { answer: predicted.answer } : {}) });
+      model.push({ prediction: predicted.text, passed: false, ...(predicted.confidence === undefined ? {} : { confidence: predicted.confidence }), ...(predicted.answer ? { answer: predicted.answer } : {}) });
     } catch (err) {
       if (failureKind(err) === 'internal') internalErrors.push({ id: row.id, message: describeError(err) });
       model.push({ prediction: null, passed: false, error: describeError(err) });

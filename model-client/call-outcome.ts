@@ -94,11 +94,19 @@ export interface PredictCallOptions {
 /** The output task's protocol for any entry: start at its call (from the literal arguments), run to its return. */
 export async function predictCall(p: Predictor, code: string, entry: Entry, opts: PredictCallOptions = {}): Promise<CallOutcome> {
   const predictOpts: PredictOptions = opts.samples === undefined ? {} : { samples: opts.samples };
+  const start = await startCall(p, code, entry, predictOpts);
+  if (start.kind === 'unbound') return start.outcome;
+  return { ...(await runFromCall(p, code, start.call, opts, predictOpts)), call: start.call };
+}
+
+/**
+ * The entry's call state, or, for arguments that do not bind, the exception the call raises
+ * before the function runs (known from the input, not predicted).
+ */
+async function startCall(p: Predictor, code: string, entry: Entry, predictOpts: PredictOptions): Promise<{ kind: 'call'; call: State } | { kind: 'unbound'; outcome: CallOutcome }> {
   const start = await p.start(code, entry, predictOpts);
-  // Arguments that do not bind: the call fails before the function runs (known from the input, not predicted).
-  if (start.kind === 'exit') return exitOutcome(start.exit, start.confidence.value ?? start.confidence.frame);
-  const call = start.state;
-  return { ...(await runFromCall(p, code, call, opts, predictOpts)), call };
+  if (start.kind === 'exit') return { kind: 'unbound', outcome: exitOutcome(start.exit, start.confidence.value ?? start.confidence.frame) };
+  return { kind: 'call', call: start.state };
 }
 
 async function runFromCall(p: Predictor, code: string, call: State, opts: PredictCallOptions, predictOpts: PredictOptions): Promise<CallOutcome> {
@@ -122,19 +130,36 @@ async function runFromCall(p: Predictor, code: string, call: State, opts: Predic
   return runToEnd(p, [{ state: call, action: chosen.action }], chosen.prediction, predictOpts);
 }
 
+/** A candidate input's forward run (predictCandidateCall). */
+export interface CandidateRun {
+  /** How the model says the call ends; null when it gives no answer (or the arguments are not literals). */
+  outcome: CallOutcome | null;
+  /** The arguments are literals that bind to the entry's parameters: the function would run. */
+  binds: boolean;
+  /** The call state (the arguments bound), where the run got that far. */
+  call?: State;
+}
+
 /**
- * A candidate input's forward run (the input task's check and the debugger's Predict Inputs):
- * predictCall (by default line by line, step_over: the better method for it on real code,
- * README "Held-out results"), or null when the call cannot be run: arguments that are not
- * literals (a repr the model cut with `…`), or no prediction. Other errors are bugs and are
- * thrown.
+ * A candidate input's forward run (the input task's check and the debugger's Predict Inputs,
+ * model-client/input-check.ts): predictCall (by default line by line, step_over: the better
+ * method for it on real code, README "Held-out results"). No outcome when the call cannot be
+ * run (arguments that are not literals: a repr the model cut with `…`) or the model gives no
+ * answer. Other errors are bugs and are thrown.
  */
-export async function predictCandidateCall(p: Predictor, code: string, entry: Entry, returns: readonly number[], samples?: number, method: OutputMethod = 'step_over'): Promise<CallOutcome | null> {
+export async function predictCandidateCall(p: Predictor, code: string, entry: Entry, returns: readonly number[], samples?: number, method: OutputMethod = 'step_over'): Promise<CandidateRun> {
   const opts: PredictCallOptions = { method, returns, ...(samples === undefined ? {} : { samples }) };
+  const predictOpts: PredictOptions = samples === undefined ? {} : { samples };
+  let call: State | undefined;
   try {
-    return await predictCall(p, code, entry, opts);
+    const start = await startCall(p, code, entry, predictOpts);
+    if (start.kind === 'unbound') return { outcome: start.outcome, binds: false };
+    call = start.call;
+    return { outcome: { ...(await runFromCall(p, code, call, opts, predictOpts)), call }, binds: true, call };
   } catch (err) {
-    if (err instanceof EntryError || isModelFailure(err)) return null;
+    if (err instanceof EntryError) return { outcome: null, binds: false };
+    // The model failed after the literal arguments were read: they bind (call_frame.py binds them before the model's turn).
+    if (isModelFailure(err)) return { outcome: null, binds: true, ...(call ? { call } : {}) };
     throw err;
   }
 }

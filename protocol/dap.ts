@@ -61,21 +61,24 @@ export interface PredictionStats {
 export interface PredictedInputs {
   function: string;
   value: string;
-  /** The return line the model's inverse step started from (the `inverse` candidate's). */
+  /** Where `args` come from: the model's inverse step (`inverse`), or the value itself as the only argument (`value`). */
+  from: 'inverse' | 'value';
+  /** The return line the model's inverse step started from (`value`: the function's first return line). */
   returnLine: number;
   /** The call frame's parameters as a positional argument list, e.g. `'berry', 'r'`. */
   args: string;
   locals: Record<string, string>;
+  /** The model's confidence in each local; none for the value itself fed back unconfirmed (no model put it forward). */
   confidence: Record<string, number>;
   /**
    * The forward check: the model ran the call with `args` to its end. `returns`: it predicts
    * that call returns `value`; `outcome`: what it predicts instead (a return value's repr or
    * `raises E(...)`), when it does not; `confidence`: its probability of that whole path.
-   * `candidate`: where `args` come from, the model's inverse step (`inverse`) or the value
-   * itself as the only argument (`value`, kept only when the check confirms it). Absent when
-   * the check could not run (arguments that are not literals, a predictor without a sibling).
+   * Absent when the run gave no answer (arguments that are not literals, the model's failure)
+   * or did not run (a predictor without a sibling). Which answer is shown:
+   * model-client/input-check.ts.
    */
-  check?: { returns: boolean; outcome?: string; confidence: number; candidate: 'inverse' | 'value' };
+  check?: { returns: boolean; outcome?: string; confidence: number };
   stats?: PredictionStats;
 }
 

@@ -169,13 +169,13 @@ describe.skipIf(!HAS_EMBEDDED_MODEL)('ndb dap on an 804-line file', () => {
       expect(check).toBeDefined();
       expect(check.confidence).toBeGreaterThan(0);
       expect(check.confidence).toBeLessThanOrEqual(1);
-      if (check.candidate === 'value') expect(found.args).toBe('4');
+      if (found.from === 'value') expect(found.args).toBe('4');
       if (check.returns) expect(check.outcome).toBeUndefined();
       else expect(check.outcome).not.toBe('4');
       // Without the drawn answers: the model's own answer or the value itself, each checked the same way.
       const quick = (await dc.customRequest('ndb/predictInputs', { value: '4', candidates: 0 })).body as PredictedInputs;
       expect(quick).toMatchObject({ function: 'score', value: '4', returnLine: ret });
-      if (quick.check!.candidate === 'value') expect(quick.args).toBe('4');
+      if (quick.from === 'value') expect(quick.args).toBe('4');
       if (!check.returns) expect(quick.check!.returns).toBe(false);
       // The session goes on where it was: the entry, in the file's lines, and steps from there
       // (the check ran beside the session's predictor, on the same model).

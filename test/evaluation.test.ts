@@ -259,10 +259,13 @@ describe.skipIf(!HAS_MODEL)('ndb eval cruxeval', () => {
       // Unchecked answers carry no record; checked ones say which they are.
       expect(own.items[i]!.model.answer).toBeUndefined();
       expect(answer).toBeDefined();
-      // The model's own answer is the one shown unless another's run returned the output.
+      // The model's own answer is the one shown unless another's run returned the output, or
+      // none did and f takes the output as its only argument (shown without a confidence).
       if (answer!.source === 'likeliest') expect(prediction).toBe(own.items[i]!.model.prediction);
-      else expect(answer!.confirmed).toBe(true);
+      else if (answer!.source !== 'output') expect(answer!.confirmed).toBe(true);
       if (answer!.source === 'output') expect(prediction).toBe(rows[i]!.output);
+      if (answer!.source === 'output' && !answer!.confirmed) expect(item.model.confidence).toBeUndefined();
+      else expect(item.model.confidence).toBeGreaterThan(0);
     }
     // Without drawn answers, only the model's own answer and the output are candidates.
     for (const item of ownOrOutput.items) expect(['likeliest', 'output', 'line', undefined]).toContain(item.model.answer?.source);

@@ -152,10 +152,19 @@ async function predictInputs(): Promise<void> {
   );
   if (!found) return;
   const detail = Object.entries(found.locals)
-    .map(([n, v]) => `${n} = ${v} (${Math.round((found.confidence[n] ?? 1) * 100)}%)`)
+    .map(([n, v]) => {
+      // No confidence: the value itself fed back, which no run of the model confirmed.
+      const c = found.confidence[n];
+      return c === undefined ? `${n} = ${v}` : `${n} = ${v} (${Math.round(c * 100)}%)`;
+    })
     .join(', ');
   const check = describeCheck(found);
-  const from = found.check?.candidate === 'value' ? 'the value itself as the argument' : `from the return on line ${found.returnLine}`;
+  const from =
+    found.from === 'inverse'
+      ? `from the return on line ${found.returnLine}`
+      : found.check?.returns
+        ? 'the value itself as the argument'
+        : 'the value itself as the argument: no answer of the model was confirmed';
   output.appendLine(`predicted inputs: ${found.function}(${found.args}) → ${found.value}   [${detail}; ${from}; ${check}]`);
   const debug = 'Debug this call';
   const answer = await vscode.window.showInformationMessage(`Predicted: ${found.function}(${found.args}) → ${found.value}  (${detail}; ${check})`, debug);
