@@ -8,7 +8,7 @@
  * When the run ends before the plan does, the client restarts (not measured) and goes on, so
  * that every action of the plan is measured.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
@@ -84,23 +84,35 @@ const MAX_RESTARTS = 3;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Our adapter as it ships (dist/bench/adapter.js, with `flags`), spawned by the bench, and a DAP client on its stdio. */
+export function spawnAdapter(root: string, flags: readonly string[], timeoutMs: number): { child: ChildProcessWithoutNullStreams; dc: BenchClient } {
+  const child = spawn(process.execPath, [join(root, 'dist', 'bench', 'adapter.js'), ...flags], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+  const dc = new BenchClient('node', '', 'neural-python');
+  dc.defaultTimeout = timeoutMs;
+  dc.attach(child.stdout, child.stdin);
+  return { child, dc };
+}
+
+/** Initialize, configurationDone, launch (stopped on entry): the entry's stop and how long the launch took to it. */
+export async function launchStopped(dc: DebugClient, launchArgs: Record<string, unknown>): Promise<{ first: DebugProtocol.StoppedEvent; coldMs: number }> {
+  const initialized = dc.waitForEvent('initialized');
+  await dc.initializeRequest({ adapterID: 'neural-python', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+  await initialized;
+  await dc.configurationDoneRequest();
+  const sent = performance.now();
+  const [first] = await Promise.all([dc.waitForEvent('stopped') as Promise<DebugProtocol.StoppedEvent>, dc.launchRequest({ ...launchArgs, stopOnEntry: true } as DebugProtocol.LaunchRequestArguments)]);
+  return { first, coldMs: performance.now() - sent };
+}
+
 export async function runSession(root: string, program: BenchProgram, config: Config, plan: readonly BenchAction[], thinkMs: number): Promise<SessionResult> {
-  const child = spawn(process.execPath, [join(root, 'dist', 'bench', 'adapter.js'), ...ADAPTER_FLAGS[config]], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+  const { child, dc } = spawnAdapter(root, ADAPTER_FLAGS[config], 120_000);
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const dc = new BenchClient('node', '', 'neural-python');
-  dc.defaultTimeout = 120_000;
-  dc.attach(child.stdout, child.stdin);
   const result: SessionResult = { config, program: program.name, coldMs: NaN, steps: [], states: [], peakRss: NaN, restarts: 0, failedSteps: [] };
   try {
-    const initialized = dc.waitForEvent('initialized');
-    await dc.initializeRequest({ adapterID: 'neural-python', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
-    await initialized;
-    await dc.configurationDoneRequest();
-    const launchArgs = { program: program.path, entry: program.entry, args: program.args, stopOnEntry: true, ...(PREFETCH[config] ? {} : { prefetch: false }) };
-    const sent = performance.now();
-    const [first] = await Promise.all([dc.waitForEvent('stopped') as Promise<DebugProtocol.StoppedEvent>, dc.launchRequest(launchArgs as DebugProtocol.LaunchRequestArguments)]);
-    result.coldMs = performance.now() - sent;
+    const launched = await launchStopped(dc, { program: program.path, entry: program.entry, args: program.args, ...(PREFETCH[config] ? {} : { prefetch: false }) });
+    const first = launched.first;
+    result.coldMs = launched.coldMs;
     let ended = info(first).end === true;
     const seen = async () => void result.states.push(await look(dc));
     await seen();

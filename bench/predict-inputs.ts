@@ -10,12 +10,11 @@
  * median and p95 latency of each, their ratio, and how many answers the model's run forward
  * confirmed each way (only the drawn answers can add to them; the rest is the same work).
  */
-import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { INPUT_CANDIDATES } from '../model-client/input-prediction.js';
 import { PREDICT_INPUTS_REQUEST, type PredictedInputs } from '../protocol/dap.js';
-import { BenchClient } from './client.js';
+import { launchStopped, spawnAdapter } from './client.js';
 import { percentile } from './stats.js';
 
 export type InputsWay = 'drawn' | 'none';
@@ -44,18 +43,10 @@ const CANDIDATES: Record<InputsWay, number> = { drawn: INPUT_CANDIDATES, none: 0
 async function askRow(root: string, dir: string, row: { id: string; code: string; input: string; output: string }, first: InputsWay): Promise<InputsAsk[]> {
   const path = join(dir, `${row.id.replace(/\W+/g, '_')}.py`);
   await writeFile(path, row.code);
-  const child = spawn(process.execPath, [join(root, 'dist', 'bench', 'adapter.js')], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
-  const dc = new BenchClient('node', '', 'neural-python');
-  dc.defaultTimeout = 300_000;
-  dc.attach(child.stdout, child.stdin);
+  const { child, dc } = spawnAdapter(root, [], 300_000);
   const asks: InputsAsk[] = [];
   try {
-    const initialized = dc.waitForEvent('initialized');
-    await dc.initializeRequest({ adapterID: 'neural-python', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
-    await initialized;
-    await dc.configurationDoneRequest();
-    const launch = { program: path, entry: 'f', args: row.input, stopOnEntry: true, prefetch: false };
-    await Promise.all([dc.waitForEvent('stopped'), dc.launchRequest(launch as never)]);
+    await launchStopped(dc, { program: path, entry: 'f', args: row.input, prefetch: false });
     for (const way of first === 'drawn' ? (['drawn', 'none'] as const) : (['none', 'drawn'] as const)) {
       const t = performance.now();
       try {

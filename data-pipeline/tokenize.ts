@@ -23,7 +23,7 @@ import { TOKENS } from '../grammar/tokens.js';
 import { makeFolder } from '../util/make-folder.js';
 import { requireDatasetFiles, loadTokenizer } from './data-input.js';
 import { type Split, SPLITS } from './split.js';
-import { BOS_TOKEN, EOS_TOKEN, PAD_TOKEN, SPECIAL_TOKENS, TraceTokenizer } from '../tokenizer/trace-tokenizer.js';
+import { BOS_TOKEN, EOS_TOKEN, PAD_TOKEN, SPECIAL_TOKENS } from '../tokenizer/trace-tokenizer.js';
 
 export interface TokenizeOptions {
   /** The dataset folder (train.jsonl, validation.jsonl, optionally test.jsonl). */

@@ -262,6 +262,12 @@ export function calibrationOf(attempts: readonly Attempt[]): CalibrationBand[] {
   return calibration(attempts.map((a) => ({ ...(a.confidence === undefined ? {} : { confidence: a.confidence }), right: a.passed })));
 }
 
+/** `; 40 shown without a confidence (...)`: the input task's output fed back unconfirmed, left out of the bands. */
+function unsure(report: CruxReport): string {
+  const n = report.items.filter((i) => i.model.prediction !== null && i.model.confidence === undefined).length;
+  return n === 0 ? '' : `; ${n} shown without a confidence (the output itself, which no run of the model confirmed)`;
+}
+
 /** The report as a short table; the last line is the model's `pass@1: X%`. */
 export function formatCruxEval(report: CruxReport): string {
   const title = report.task === 'output' ? `output prediction (${report.method})` : `input prediction (${report.method ? `forward check by ${report.method}` : 'no forward check'})`;
@@ -272,7 +278,7 @@ export function formatCruxEval(report: CruxReport): string {
       `${'predictor'.padEnd(42)}${'passed'.padStart(9)}${'pass@1'.padStart(9)}${'no prediction'.padStart(15)}`,
       row('model', report.model),
       row(`baseline: ${report.baseline.name}`, report.baseline),
-      ...(report.model.calibration ? [`calibration (the model's confidence in what it predicted) — ${formatCalibration(report.model.calibration)}`] : []),
+      ...(report.model.calibration ? [`calibration (the model's confidence in what it predicted) — ${formatCalibration(report.model.calibration)}${unsure(report)}`] : []),
       ...report.internalErrors.slice(0, 3).map((e) => `failed inside ndb (a bug; counted as no prediction): ${e.id}: ${e.message.slice(0, 200)}`),
       `pass@1: ${pct(report.model.passAt1)}`,
     ].join('\n') + '\n'

@@ -29,7 +29,7 @@ import {
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { functionAt } from '../program-analysis/program-info.js';
-import { exceptionDiagnostic, lineRange, skippedDiagnostic } from './diagnostics.js';
+import { exceptionDiagnostic, skippedDiagnostic } from './diagnostics.js';
 import { type DocumentPredictions, Predictions, type Slot } from './document-predictions.js';
 import { exampleHover, wordAt } from './hover.js';
 import { inlayHints } from './inlay-hints.js';
