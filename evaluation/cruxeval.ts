@@ -13,7 +13,9 @@
  *                 without a return statement: step_return.)
  * From wherever the first landing is, the session steps on (step_over in f, step_return
  * from a deeper frame) until f's return event or an exit, at most MAX_STEPS actions
- * (model-client/call-outcome.ts). The prediction is the return value's repr.
+ * (model-client/call-outcome.ts). Line by line (step_over, the default), a run that finds
+ * no return within its steps is run again from the call by breakpoint (`jumped` in the JSON).
+ * The prediction is the return value's repr.
  *
  * Input prediction: the session starts at f's return, knowing only the output (the real
  * return frame's locals would give the input away: the arguments are locals). The model
@@ -24,8 +26,10 @@
  * likeliest wins. Then `inv_step_call`: the predicted call frame's locals are the arguments,
  * written in f's parameter order (`*args` spread, keyword-only ones as `name=value`). The
  * protocol is model-client/input-prediction.ts's, which the debugger's Predict Inputs shares.
- * Then, by default, the check (predictInput): that answer and the output as the only
- * argument are run forward by the model, and one whose predicted return is the output wins.
+ * Then, by default, the check (predictInput, model-client/input-check.ts): that answer, the
+ * output as the only argument and the model's other answers are run forward by the model, the
+ * first whose predicted return is the output wins; with none, the output itself where f
+ * takes it as its only argument, else the model's own answer.
  *
  * Baselines, checked by the same code: output = the first argument unchanged; input = the
  * output itself as the only argument.
@@ -53,6 +57,8 @@ export interface Attempt {
   error?: string;
   /** Input task: which answer it is and whether the model's run forward returned the output. */
   answer?: InputAnswer;
+  /** Output task, line by line: the run found no return within its steps and was run again by breakpoint (call-outcome.ts). */
+  jumped?: true;
 }
 
 /**
@@ -103,12 +109,14 @@ interface Predicted {
   confidence?: number;
   /** Input task: which answer it is and whether the model's run forward returned the output (InputAnswer). */
   answer?: InputAnswer;
+  /** Output task: the answer is a breakpoint run's (Attempt.jumped). */
+  jumped?: true;
 }
 
 async function predictOutput(p: NeuralPredictor, row: HeldoutRow, shape: Shape, method: OutputMethod, samples?: number): Promise<Predicted> {
   const outcome = await predictCall(p, row.code, { entry: 'f', args: row.input }, { method, returns: shape.returns, ...(samples === undefined ? {} : { samples }) });
   if (outcome.kind === 'raised') throw new NoPrediction(`the model predicted exit error ${outcome.exception}`);
-  return { text: outcome.value, confidence: outcome.confidence };
+  return { text: outcome.value, confidence: outcome.confidence, ...(outcome.jumped ? { jumped: true as const } : {}) };
 }
 
 // ---- input -------------------------------------------------------------------------------
@@ -214,7 +222,7 @@ export async function evaluateCruxEval(rows: readonly HeldoutRow[], p: NeuralPre
     try {
       if (!shape.ok) throw new NoPrediction(`cannot read f: ${shape.error}`);
       const predicted = opts.task === 'output' ? await predictOutput(p, row, shape, method, opts.samples) : await predictInput(p, frames, row, shape, { ...(opts.samples === undefined ? {} : { samples: opts.samples }), check: opts.check ?? true, method, candidates: opts.candidates ?? INPUT_CANDIDATES });
-      model.push({ prediction: predicted.text, passed: false, ...(predicted.confidence === undefined ? {} : { confidence: predicted.confidence }), ...(predicted.answer ? { answer: predicted.answer } : {}) });
+      model.push({ prediction: predicted.text, passed: false, ...(predicted.confidence === undefined ? {} : { confidence: predicted.confidence }), ...(predicted.answer ? { answer: predicted.answer } : {}), ...(predicted.jumped ? { jumped: true } : {}) });
     } catch (err) {
       if (failureKind(err) === 'internal') internalErrors.push({ id: row.id, message: describeError(err) });
       model.push({ prediction: null, passed: false, error: describeError(err) });

@@ -41,6 +41,14 @@ export class NoPrediction extends Error {
   }
 }
 
+/** The model's run took its whole step budget without the entry's return (usually a loop it never leaves). */
+export class NoReturnError extends NoPrediction {
+  constructor(steps: number) {
+    super(`no return of the entry within ${steps} steps`);
+    this.name = 'NoReturnError';
+  }
+}
+
 /** The model's doing (no frame within the token budget, a prompt or a program past its context, no usable answer), not a bug of ndb's. */
 export function isModelFailure(err: unknown): boolean {
   return err instanceof NoPrediction || err instanceof FrameBudgetError || err instanceof ContextOverflowError || err instanceof CutError;
@@ -55,6 +63,8 @@ export type CallOutcome = ({ kind: 'returned'; value: string } | { kind: 'raised
   confidence: number;
   /** The call state the run began at (the arguments bound to the parameters); absent when they do not bind. */
   call?: State;
+  /** The line-by-line run found no return within its steps and the answer is a breakpoint run's (PredictCallOptions.jumpWhenLooping). */
+  jumped?: true;
 };
 
 /**
@@ -70,7 +80,7 @@ async function runToEnd(p: Predictor, history: { state: State; action?: Action }
     if (landing.kind === 'exit') return exitOutcome(landing.exit, path);
     const { state } = landing;
     if (state.event === 'return' && state.stack.length === 1) return { kind: 'returned', value: state.value!, confidence: path };
-    if (steps === maxSteps) throw new NoPrediction(`no return of the entry within ${maxSteps} steps`);
+    if (steps === maxSteps) throw new NoReturnError(maxSteps);
     const action: Action = state.stack.length > 1 ? { kind: 'step_return' } : { kind: 'step_over' };
     history.push({ state, action });
     landing = await p.predict(history, action, opts);
@@ -89,6 +99,14 @@ export interface PredictCallOptions {
   returns?: readonly number[];
   /** Frames decoded and voted on per prediction (PredictOptions.samples). */
   samples?: number;
+  /**
+   * Line by line only (default true): when the run finds no return of the entry within
+   * MAX_LINE_STEPS (the model looping where the real run ends: 13 of the 18 real-code rows
+   * without an answer end in 8 to 52 lines), run again from the call by breakpoint. The
+   * input task's forward check turns it off: a confirmation by the jump gained no row there
+   * (README, "The model").
+   */
+  jumpWhenLooping?: boolean;
 }
 
 /** The output task's protocol for any entry: start at its call (from the literal arguments), run to its return. */
@@ -96,7 +114,17 @@ export async function predictCall(p: Predictor, code: string, entry: Entry, opts
   const predictOpts: PredictOptions = opts.samples === undefined ? {} : { samples: opts.samples };
   const start = await startCall(p, code, entry, predictOpts);
   if (start.kind === 'unbound') return start.outcome;
-  return { ...(await runFromCall(p, code, start.call, opts, predictOpts)), call: start.call };
+  return { ...(await runFromCallOrJump(p, code, start.call, opts, predictOpts)), call: start.call };
+}
+
+/** runFromCall, and by breakpoint where line by line finds no return (PredictCallOptions.jumpWhenLooping). */
+async function runFromCallOrJump(p: Predictor, code: string, call: State, opts: PredictCallOptions, predictOpts: PredictOptions): Promise<CallOutcome> {
+  try {
+    return await runFromCall(p, code, call, opts, predictOpts);
+  } catch (err) {
+    if (!(err instanceof NoReturnError && opts.method === 'step_over' && (opts.jumpWhenLooping ?? true))) throw err;
+    return { ...(await runFromCall(p, code, call, { ...opts, method: 'breakpoint' }, predictOpts)), jumped: true };
+  }
 }
 
 /**
@@ -148,7 +176,7 @@ export interface CandidateRun {
  * answer. Other errors are bugs and are thrown.
  */
 export async function predictCandidateCall(p: Predictor, code: string, entry: Entry, returns: readonly number[], samples?: number, method: OutputMethod = 'step_over'): Promise<CandidateRun> {
-  const opts: PredictCallOptions = { method, returns, ...(samples === undefined ? {} : { samples }) };
+  const opts: PredictCallOptions = { method, returns, jumpWhenLooping: false, ...(samples === undefined ? {} : { samples }) };
   const predictOpts: PredictOptions = samples === undefined ? {} : { samples };
   let call: State | undefined;
   try {

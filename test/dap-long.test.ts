@@ -170,6 +170,9 @@ describe.skipIf(!HAS_EMBEDDED_MODEL)('ndb dap on an 804-line file', () => {
       expect(check.confidence).toBeGreaterThan(0);
       expect(check.confidence).toBeLessThanOrEqual(1);
       if (found.from === 'value') expect(found.args).toBe('4');
+      // The value itself, unconfirmed, is no model's answer: shown without a confidence.
+      if (found.from === 'value' && !check.returns) expect(found.confidence).toEqual({});
+      if (found.from === 'inverse') expect(Object.keys(found.confidence).length).toBeGreaterThan(0);
       if (check.returns) expect(check.outcome).toBeUndefined();
       else expect(check.outcome).not.toBe('4');
       // Without the drawn answers: the model's own answer or the value itself, each checked the same way.

@@ -29,7 +29,7 @@ import { PartialFrameDecoder } from '../model-client/partial-frame.js';
 import { callCandidates, returnFrameStart, returnState } from '../model-client/input-prediction.js';
 import { PrefixCache } from '../model-client/prefix-cache.js';
 import type { HistoryEntry, Predictor } from '../model-client/predictor.js';
-import { OUTPUT_METHODS, predictCall } from '../model-client/call-outcome.js';
+import { OUTPUT_METHODS, predictCall, predictCandidateCall } from '../model-client/call-outcome.js';
 import { createInferenceSession, ModelSession } from '../model-client/onnx-session.js';
 import { TokenTable } from '../model-client/token-table.js';
 import { OffTraceError, TracerPredictor } from '../evaluation/tracer-predictor.js';
@@ -225,6 +225,31 @@ describe('predictCall methods (on the ground truth)', () => {
         expect(asked.length).toBe(trace.events.filter((e) => e.depth === 0 && (e.event === 'line' || e.event === 'return')).length);
       }
     }
+  });
+
+  it("line by line, a run that finds no return (a model looping) is run again from the call by breakpoint; the input check's is not", async () => {
+    const truth = new TracerPredictor();
+    const asked: Action['kind'][] = [];
+    // The real run, except that line by line from the call each step lands on the first line
+    // again: a loop the real run leaves.
+    const looping: Predictor = {
+      start: (program, entry) => truth.start(program, entry),
+      predict: (history, action) => {
+        asked.push(action.kind);
+        const fromCall = history.every((h) => h.action?.kind !== 'breakpoint');
+        return truth.predict(action.kind === 'step_over' && fromCall ? history.slice(0, 1) : history, action);
+      },
+    };
+    const entry = { entry: 'count', args: "'berry', 'r'" };
+    const outcome = await predictCall(looping, COUNT_SOURCE, entry, { method: 'step_over', returns: [10] });
+    expect(outcome).toMatchObject({ kind: 'returned', value: '2', jumped: true });
+    expect(asked.slice(0, 401).every((a) => a === 'step_over')).toBe(true);
+    expect(asked).toContain('breakpoint');
+    // The input task's forward check gets no answer instead, the arguments still binding.
+    const run = await predictCandidateCall(looping, COUNT_SOURCE, entry, [10]);
+    expect(run).toMatchObject({ outcome: null, binds: true, call: { event: 'call' } });
+    // A run that returns is not run again.
+    expect(await predictCall(truth, COUNT_SOURCE, entry, { method: 'step_over', returns: [10] })).not.toHaveProperty('jumped');
   });
 });
 
