@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { defaultModelDir, ModelFolderError } from '../model-client/model-folder.js';
 import { isOutputMethod, OUTPUT_METHODS } from '../model-client/call-outcome.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
-import { formatRanking, formatVerify, rankCandidates, readCases, VerifyInputError, type VerifyReport, verifySolution } from '../evaluation/verify.js';
+import { formatRanking, formatVerify, rankCandidates, readCases, VerifyInputError, type VerifyReport, verifySolution, VERIFY_METHOD } from '../evaluation/verify.js';
 import { defineCommand, type FlagSpecs, type Parsed, type UsageErrorFactory } from './command-line.js';
 import { ProgressBar } from '../util/progress.js';
 
@@ -17,7 +17,7 @@ const VERIFY_FLAGS = {
   json: { type: 'boolean', description: 'print the report as JSON' },
   samples: { type: 'string', value: 'N', description: 'sampled frames per prediction, 1 to 16 (default 1: greedy)' },
   model: { type: 'string', value: 'DIR', description: 'a model folder (default: the embedded model)' },
-  method: { type: 'string', value: OUTPUT_METHODS.join('|'), description: 'how a call is predicted to its return (default breakpoint)' },
+  method: { type: 'string', value: OUTPUT_METHODS.join('|'), description: 'how a call is predicted to its return (default step_over: line by line, the better method on real code)' },
 } satisfies FlagSpecs;
 
 export const VERIFY_COMMAND = defineCommand({
@@ -48,7 +48,7 @@ export async function verifyCommand({ values, positionals }: Parsed<typeof VERIF
     samples = Number(values.samples);
     if (!Number.isInteger(samples) || samples < 1 || samples > 16) throw usage(`--samples must be an integer from 1 to 16, got ${JSON.stringify(values.samples)}`);
   }
-  const method = values.method ?? 'breakpoint';
+  const method = values.method ?? VERIFY_METHOD;
   if (!isOutputMethod(method)) throw usage(`--method must be one of ${OUTPUT_METHODS.join(', ')}`);
   const tests = values.tests === undefined ? null : { path: values.tests, code: readSource(values.tests, usage) };
   const solutions = positionals.map((path) => ({ path, code: readSource(path, usage) }));

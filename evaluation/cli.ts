@@ -19,6 +19,7 @@ import { INPUT_CANDIDATES } from '../model-client/input-prediction.js';
 import { HeldoutFileError, makeHeldout, readHeldout } from './heldout.js';
 import { evaluateStates, formatStates, type StateMiss } from './states.js';
 import { evaluateVerify, formatVerifyEval } from './verify-eval.js';
+import { VERIFY_METHOD } from './verify.js';
 
 
 
@@ -213,7 +214,7 @@ const VERIFY_EVAL_FLAGS = {
   cases: { type: 'string', value: 'N', description: 'test cases per problem (default 3)' },
   seed: { type: 'string', value: 'S', description: 'the seed of the mutants and the random choice (default 0)' },
   samples: { type: 'string', value: 'N', description: 'vote over N sampled frames per jump (default 1: greedy)' },
-  method: { type: 'string', value: OUTPUT_METHODS.join('|'), description: 'how a call is run to its return (default breakpoint, the method the verifier was measured with)' },
+  method: { type: 'string', value: OUTPUT_METHODS.join('|'), description: 'how a call is run to its return (default step_over: line by line, the better method on real code)' },
   json: { type: 'boolean', description: 'print the report as JSON' },
   model: { type: 'string', value: 'DIR', description: 'a model folder (default: models/default)' },
   precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32; int8: the folder's int8 file)" },
@@ -236,7 +237,7 @@ async function verifyEvalCommand({ values }: Parsed<typeof VERIFY_EVAL_FLAGS>, u
   const seed = Number(values.seed ?? '0');
   if (!Number.isInteger(seed)) throw usage(`--seed must be an integer, got ${JSON.stringify(values.seed)}`);
   const samples = limitOf(values.samples, usage, '--samples');
-  const method = values.method ?? 'breakpoint';
+  const method = values.method ?? VERIFY_METHOD;
   if (!isOutputMethod(method)) throw usage(`--method must be one of ${OUTPUT_METHODS.join(', ')}`);
   const limit = limitOf(values.limit, usage);
   const rows = await loadRows(values.data ?? join(packageRoot(), 'evaluation', 'heldout-real.jsonl'), undefined, usage);
