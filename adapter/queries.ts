@@ -66,12 +66,12 @@ export function predictInputs(runtime: NeuralRuntime, valueRepr: string, complet
     }).catch((err: unknown) => {
       throw unanswered(err);
     });
-    const check = choice.run?.outcome ? checkOf(choice.run.outcome, valueRepr) : undefined;
+    const check = choice.run.outcome ? checkOf(choice.run.outcome, valueRepr) : undefined;
     if (choice.kind === 'answer') return { ...shown(fn, valueRepr, choice.answer), ...(check ? { check } : {}) };
     // The value itself as the only argument: its locals are the call's bound parameters, the
     // confidence the model's in its run when that returns the value (none when it does not).
-    const bound = choice.run?.call?.locals ?? {};
-    const sure = choice.confirmed ? choice.run!.outcome!.confidence : undefined;
+    const bound = choice.run.call?.locals ?? {};
+    const sure = choice.confirmed ? choice.run.outcome!.confidence : undefined;
     return {
       function: fn.name,
       value: valueRepr,

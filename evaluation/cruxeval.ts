@@ -190,7 +190,7 @@ async function predictInput(p: NeuralPredictor, frames: PartialFrameDecoder, row
     // The checks ran the predictor forward: it is shown the question again for the rest.
     beforeRest: () => p.show(row.code, 'f'),
   });
-  const confirmed = choice.confirmed ? choice.run!.outcome!.confidence : undefined;
+  const confirmed = choice.confirmed ? choice.run.outcome!.confidence : undefined;
   if (choice.kind === 'value') return { text: choice.args, ...(confirmed === undefined ? {} : { confidence: confirmed }), answer: { source: 'output', confirmed: choice.confirmed } };
   const { answer } = choice.answer;
   return { text: choice.args, confidence: confirmed ?? choice.answer.confidence, answer: { ...answer, confirmed: choice.confirmed } };

@@ -63,7 +63,7 @@ export type CallOutcome = ({ kind: 'returned'; value: string } | { kind: 'raised
   confidence: number;
   /** The call state the run began at (the arguments bound to the parameters); absent when they do not bind. */
   call?: State;
-  /** The line-by-line run found no return within its steps and the answer is a breakpoint run's (PredictCallOptions.jumpWhenLooping). */
+  /** The line-by-line run found no return within its steps and the answer is a breakpoint run's (runFromCallOrJump). */
   jumped?: true;
 };
 
@@ -99,14 +99,6 @@ export interface PredictCallOptions {
   returns?: readonly number[];
   /** Frames decoded and voted on per prediction (PredictOptions.samples). */
   samples?: number;
-  /**
-   * Line by line only (default true): when the run finds no return of the entry within
-   * MAX_LINE_STEPS (the model looping where the real run ends: 13 of the 18 real-code rows
-   * without an answer end in 8 to 52 lines), run again from the call by breakpoint. The
-   * input task's forward check turns it off: a confirmation by the jump gained no row there
-   * (README, "The model").
-   */
-  jumpWhenLooping?: boolean;
 }
 
 /** The output task's protocol for any entry: start at its call (from the literal arguments), run to its return. */
@@ -117,12 +109,18 @@ export async function predictCall(p: Predictor, code: string, entry: Entry, opts
   return { ...(await runFromCallOrJump(p, code, start.call, opts, predictOpts)), call: start.call };
 }
 
-/** runFromCall, and by breakpoint where line by line finds no return (PredictCallOptions.jumpWhenLooping). */
+/**
+ * runFromCall; line by line, when the run finds no return of the entry within MAX_LINE_STEPS
+ * (the model looping where the real run ends: 13 of the 18 real-code rows without an answer
+ * end in 8 to 52 lines), run again from the call by breakpoint. The input task's forward
+ * check (predictCandidateCall) runs without it: a confirmation by the jump gained no row
+ * there (README, "The model").
+ */
 async function runFromCallOrJump(p: Predictor, code: string, call: State, opts: PredictCallOptions, predictOpts: PredictOptions): Promise<CallOutcome> {
   try {
     return await runFromCall(p, code, call, opts, predictOpts);
   } catch (err) {
-    if (!(err instanceof NoReturnError && opts.method === 'step_over' && (opts.jumpWhenLooping ?? true))) throw err;
+    if (!(err instanceof NoReturnError && opts.method === 'step_over')) throw err;
     return { ...(await runFromCall(p, code, call, { ...opts, method: 'breakpoint' }, predictOpts)), jumped: true };
   }
 }
@@ -176,7 +174,7 @@ export interface CandidateRun {
  * answer. Other errors are bugs and are thrown.
  */
 export async function predictCandidateCall(p: Predictor, code: string, entry: Entry, returns: readonly number[], samples?: number, method: OutputMethod = 'step_over'): Promise<CandidateRun> {
-  const opts: PredictCallOptions = { method, returns, jumpWhenLooping: false, ...(samples === undefined ? {} : { samples }) };
+  const opts: PredictCallOptions = { method, returns, ...(samples === undefined ? {} : { samples }) };
   const predictOpts: PredictOptions = samples === undefined ? {} : { samples };
   let call: State | undefined;
   try {

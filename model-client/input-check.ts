@@ -19,8 +19,8 @@ import type { CandidateRun } from './call-outcome.js';
 /** The answer shown: one of the model's (`answer`), or the value itself as the only argument. */
 export type InputChoice<A> = ({ kind: 'answer'; answer: A } | { kind: 'value' }) & {
   args: string;
-  /** The model's run forward of `args`; null when none ran (the check found no way to run it). */
-  run: CandidateRun | null;
+  /** The model's run forward of `args`. */
+  run: CandidateRun;
   /** The model's run of `args` returns the value. */
   confirmed: boolean;
 };
@@ -39,7 +39,7 @@ export interface CheckOptions<A> {
 }
 
 /** The model's run of `args` ends in a return of `value`. */
-export const returnsValue = (run: CandidateRun | null, value: string): boolean => run?.outcome?.kind === 'returned' && run.outcome.value === value;
+export const returnsValue = (run: CandidateRun, value: string): boolean => run.outcome?.kind === 'returned' && run.outcome.value === value;
 
 /**
  * Runs the forward check over `answers` (the model's own first, then the others, as
@@ -63,9 +63,9 @@ export async function checkInputs<A>(answers: AsyncIterator<A>, opts: CheckOptio
       return { ok: false as const, error };
     },
   );
-  const answer = (a: A, run: CandidateRun | null): InputChoice<A> => ({ kind: 'answer', answer: a, args: opts.argsOf(a), run, confirmed: returnsValue(run, opts.value) });
-  const ownRun = own.ok ? await check(opts.argsOf(own.answer)) : null;
-  if (own.ok && returnsValue(ownRun, opts.value)) return answer(own.answer, ownRun);
+  const answer = (a: A, run: CandidateRun): InputChoice<A> => ({ kind: 'answer', answer: a, args: opts.argsOf(a), run, confirmed: returnsValue(run, opts.value) });
+  const ownChoice = own.ok ? answer(own.answer, await check(opts.argsOf(own.answer))) : null;
+  if (ownChoice?.confirmed) return ownChoice;
   const valueRun = await check(opts.value);
   const value: InputChoice<A> = { kind: 'value', args: opts.value, run: valueRun, confirmed: returnsValue(valueRun, opts.value) };
   if (value.confirmed) return value;
@@ -81,7 +81,7 @@ export async function checkInputs<A>(answers: AsyncIterator<A>, opts: CheckOptio
     }
   }
   // The model's own answer may be the value itself: shown as its own.
-  if (valueRun.binds && !(own.ok && opts.argsOf(own.answer) === opts.value)) return value;
-  if (own.ok) return answer(own.answer, ownRun);
-  throw own.error;
+  if (valueRun.binds && ownChoice?.args !== opts.value) return value;
+  if (!own.ok) throw own.error;
+  return ownChoice!;
 }
