@@ -12,7 +12,7 @@
  * repr is the answer, even when it is not a literal (`<Foo object at 0x…>`).
  */
 import { z } from 'zod';
-import { helperPath, runPythonHelper } from '../tracer/python-helper.js';
+import { helperPath, runPythonHelper } from '../python/python-helper.js';
 import { parsePyValue, typeName } from './python-values.js';
 
 /** `type` is type(value).__name__; a bare local's is a guess from its repr, absent if unsure. */

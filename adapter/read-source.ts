@@ -6,7 +6,7 @@
  */
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { BLANK_OR_COMMENT, CODING_COOKIE } from '../tracer/source-encoding.js';
+import { BLANK_OR_COMMENT, CODING_COOKIE } from '../python/source.js';
 
 /** The largest program read: far beyond what the model's context can hold (the cut shows a part). */
 export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;

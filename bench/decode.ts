@@ -29,7 +29,8 @@ import { PrefixCache } from '../model-client/prefix-cache.js';
 import { programInfo } from '../program-analysis/program-info.js';
 import { TokenTable } from '../model-client/token-table.js';
 import { StateTree } from '../state-tree/tree.js';
-import { sourceLines, traceSource } from '../tracer/run-tracer.js';
+import { sourceLines } from '../python/source.js';
+import { traceSource } from '../tracer/run-tracer.js';
 import { benchPrograms } from './programs.js';
 import { mean, percentile } from './stats.js';
 

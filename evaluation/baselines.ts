@@ -13,7 +13,7 @@ import type { StateConfidence } from '../model-client/confidence.js';
 import { CERTAIN_EXIT, CERTAIN_STATE } from '../model-client/confidence.js';
 import { type Entry, entryStart } from '../program-analysis/entry-state.js';
 import { type HistoryEntry, historySteps, type Prediction, type Predictor } from '../model-client/predictor.js';
-import { sourceLines } from '../tracer/run-tracer.js';
+import { sourceLines } from '../python/source.js';
 
 /** A rule has no probabilities. */
 const NO_CONFIDENCE = (state: State): StateConfidence => ({ event: 0, location: 0, locals: Object.fromEntries(Object.keys(state.locals).map((k) => [k, 0])), frame: 0 });

@@ -39,7 +39,7 @@ import type { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { type CallCandidate, callCandidates, INPUT_CANDIDATES, type InputQuestion } from '../model-client/input-prediction.js';
 import { checkInputs } from '../model-client/input-check.js';
 import type { PartialFrameDecoder } from '../model-client/partial-frame.js';
-import { sourceLines } from '../tracer/run-tracer.js';
+import { sourceLines } from '../python/source.js';
 import { describeError, failureKind, type InternalError } from './failures.js';
 import type { HeldoutRow } from './heldout.js';
 import { checkRows, type Inspection, inspectRows } from './python-rows.js';

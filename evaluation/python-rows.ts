@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { pythonExecutable } from '../tracer/run-tracer.js';
+import { pythonExecutable } from '../python/python-helper.js';
 
 /** Seconds one executed row may take (the tracer's default limit). */
 export const ROW_TIMEOUT_SECONDS = 5;

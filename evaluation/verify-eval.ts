@@ -23,7 +23,7 @@
 import { z } from 'zod';
 import { splitOf } from '../data-pipeline/split.js';
 import type { NeuralPredictor } from '../model-client/neural-predictor.js';
-import { helperPath, runPythonHelper } from '../tracer/python-helper.js';
+import { helperPath, runPythonHelper } from '../python/python-helper.js';
 import type { HeldoutRow } from './heldout.js';
 import type { OutputMethod } from '../model-client/call-outcome.js';
 import { type CallCase, rankCandidates, readCases, type Verdict, verifySolution } from './verify.js';

@@ -23,7 +23,7 @@
  */
 import { z } from 'zod';
 import type { NeuralPredictor } from '../model-client/neural-predictor.js';
-import { helperPath, runPythonHelper } from '../tracer/python-helper.js';
+import { helperPath, runPythonHelper } from '../python/python-helper.js';
 import { type CallOutcome, type OutputMethod, predictCall } from '../model-client/call-outcome.js';
 import { describeError, failureKind } from './failures.js';
 

@@ -19,7 +19,7 @@ import type { Action, Exit, State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, truncateText } from '../grammar/truncate.js';
 import { CutError } from '../program-analysis/cut.js';
 import { type Entry, EntryError } from '../program-analysis/entry-state.js';
-import { sourceLines } from '../tracer/run-tracer.js';
+import { sourceLines } from '../python/source.js';
 import { FrameBudgetError } from './decode.js';
 import { ContextOverflowError } from './onnx-session.js';
 import type { PredictOptions, Prediction, Predictor } from './predictor.js';

@@ -15,7 +15,7 @@ import { serializeContext, serializeExit, serializeFrame } from '../grammar/seri
 import type { Action, State, Step } from '../grammar/state.js';
 import { TOKENS } from '../grammar/tokens.js';
 import { truncateState } from '../grammar/truncate.js';
-import { sourceLines } from '../tracer/run-tracer.js';
+import { sourceLines } from '../python/source.js';
 import { CERTAIN_EXIT, CERTAIN_STATE, exitConfidence, stateConfidence } from './confidence.js';
 import { type CutBudget, cutProgram, type ProgramCut } from '../program-analysis/cut.js';
 import { type DecodedFrame, decodeFrames, FrameBudgetError, type SamplingOptions } from './decode.js';

@@ -16,7 +16,7 @@ import { parseFrame } from '../grammar/parse.js';
 import { serializeContext } from '../grammar/serialize.js';
 import type { Action, Direction, State } from '../grammar/state.js';
 import { TOKENS } from '../grammar/tokens.js';
-import { sourceLines } from '../tracer/run-tracer.js';
+import { sourceLines } from '../python/source.js';
 import { decodeFrames, logProbability } from './decode.js';
 import { FrameConstraint, type FrameRules } from './frame-constraint.js';
 import type { KvCache } from './kv-cache.js';

@@ -29,7 +29,7 @@
  */
 import { z } from 'zod';
 import type { Action, Event, Frame, State } from '../grammar/state.js';
-import { helperPath, runPythonHelper } from '../tracer/python-helper.js';
+import { helperPath, runPythonHelper } from '../python/python-helper.js';
 
 const FrameFlowSchema = z.object({
   lines: z.array(z.number().int()),

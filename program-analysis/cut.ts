@@ -27,8 +27,8 @@
 import { z } from 'zod';
 import type { State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, truncateText } from '../grammar/truncate.js';
-import { helperPath, runPythonHelper } from '../tracer/python-helper.js';
-import { sourceLines } from '../tracer/run-tracer.js';
+import { helperPath, runPythonHelper } from '../python/python-helper.js';
+import { sourceLines } from '../python/source.js';
 import { EntryError } from './entry-state.js';
 
 /** Written between two pieces of the file that are not neighbours there. */

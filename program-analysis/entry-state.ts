@@ -14,8 +14,8 @@ import { z } from 'zod';
 import { serializeFrame } from '../grammar/serialize.js';
 import type { Exit, Locals, State } from '../grammar/state.js';
 import { truncateState } from '../grammar/truncate.js';
-import { helperPath, runPythonHelper } from '../tracer/python-helper.js';
-import { NUL_IN_ARGS, sourceLines } from '../tracer/run-tracer.js';
+import { helperPath, runPythonHelper } from '../python/python-helper.js';
+import { NUL_IN_ARGS, sourceLines } from '../python/source.js';
 
 export interface Entry {
   /** The function to call (dotted for a method: `Class.method`). */

@@ -7,7 +7,7 @@
  * CPython's own compile() and ast, so the lines are exactly those a real run could stop on.
  */
 import { z } from 'zod';
-import { helperPath, runPythonHelper } from '../tracer/python-helper.js';
+import { helperPath, runPythonHelper } from '../python/python-helper.js';
 
 const FunctionInfoSchema = z.object({
   name: z.string().min(1),

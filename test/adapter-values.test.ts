@@ -12,7 +12,7 @@ import { truncateRepr } from '../grammar/truncate.js';
 import { EvalError, evaluateExpression, localValue, valueRepr } from '../adapter/evaluate.js';
 import { functionAt, programInfo } from '../program-analysis/program-info.js';
 import { childCount, parsePyValue, typeName, type PyValue } from '../adapter/python-values.js';
-import { pythonExecutable } from '../tracer/run-tracer.js';
+import { pythonExecutable } from '../python/python-helper.js';
 
 /** A compact view of a tree: atoms as their text, containers as {name: child} or [children]. */
 function view(v: PyValue): unknown {

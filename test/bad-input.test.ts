@@ -14,8 +14,9 @@ import { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodePythonSource, MAX_SOURCE_BYTES, SourceError } from '../adapter/read-source.js';
-import { pythonExecutable, traceSource } from '../tracer/run-tracer.js';
-import { declareUtf8 } from '../tracer/source-encoding.js';
+import { pythonExecutable } from '../python/python-helper.js';
+import { traceSource } from '../tracer/run-tracer.js';
+import { declareUtf8 } from '../python/source.js';
 import { COUNT_PY, EMBEDDED_MODEL, HAS_EMBEDDED_MODEL, ROOT } from './fixtures.js';
 
 const NDB = join(ROOT, 'bin', 'ndb.js');

@@ -21,7 +21,8 @@ import { FrameNames } from '../model-client/loc-constraint.js';
 import { callerOnCallLine, frameStates } from '../model-client/kept-values.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { StateTree } from '../state-tree/tree.js';
-import { sourceLines, traceSource } from '../tracer/run-tracer.js';
+import { sourceLines } from '../python/source.js';
+import { traceSource } from '../tracer/run-tracer.js';
 import { HAS_MODEL, MODEL_DIR } from './fixtures.js';
 
 // The issue's program: `r` inside total_even must not land on a line of main.

@@ -18,7 +18,8 @@ import { CUT_GAP, type CutBudget, CutError, cutInfo, cutProgram } from '../progr
 import { loadModelFolder, loadTokenizer } from '../model-client/model-folder.js';
 import { NeuralPredictor, programRoom } from '../model-client/neural-predictor.js';
 import { programInfo } from '../program-analysis/program-info.js';
-import { sourceLines, traceFile } from '../tracer/run-tracer.js';
+import { sourceLines } from '../python/source.js';
+import { traceFile } from '../tracer/run-tracer.js';
 import { EMBEDDED_MODEL } from './fixtures.js';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'long_module.py');

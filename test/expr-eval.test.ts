@@ -13,7 +13,7 @@ import { branchLanding } from '../model-client/branch-landing.js';
 import { evaluate, mutated, testHolds } from '../model-client/expr-eval.js';
 import { pyRepr } from '../model-client/repr-value.js';
 import { ControlFlow, type Mutated, type TestExpr } from '../program-analysis/control-flow.js';
-import { pythonExecutable } from '../tracer/run-tracer.js';
+import { pythonExecutable } from '../python/python-helper.js';
 
 /** Random tests over random locals, with Python's verdict: `holds` true/false, or null where it raises. */
 const CROSS_CHECK = String.raw`

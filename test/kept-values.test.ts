@@ -14,7 +14,7 @@ import { feedText } from '../evaluation/control-flow-check.js';
 import { FrameConstraint } from '../model-client/frame-constraint.js';
 import { keptValueRule } from '../model-client/kept-values.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
-import { sourceLines } from '../tracer/run-tracer.js';
+import { sourceLines } from '../python/source.js';
 
 const COLLECT = [
   'def collect(xs, label):', //     1

@@ -23,7 +23,8 @@ import { FrameNames, type LocRules, LocSegment } from '../model-client/loc-const
 import { historyText, windowStarts } from '../model-client/prompt.js';
 import { TokenTable } from '../model-client/token-table.js';
 import { StateTree } from '../state-tree/tree.js';
-import { sourceLines, traceSource } from '../tracer/run-tracer.js';
+import { sourceLines } from '../python/source.js';
+import { traceSource } from '../tracer/run-tracer.js';
 
 /** Feeds text to a constraint as tokens: each special token alone, payload in random byte chunks. */
 function feed(c: FrameConstraint, text: string, rng: Rng): { ok: boolean; at: number } {

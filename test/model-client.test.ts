@@ -34,7 +34,8 @@ import { createInferenceSession, ModelSession } from '../model-client/onnx-sessi
 import { TokenTable } from '../model-client/token-table.js';
 import { OffTraceError, TracerPredictor } from '../evaluation/tracer-predictor.js';
 import { StateTree } from '../state-tree/tree.js';
-import { sourceLines, traceSource } from '../tracer/run-tracer.js';
+import { sourceLines } from '../python/source.js';
+import { traceSource } from '../tracer/run-tracer.js';
 import { COUNT_SOURCE, HAS_MODEL, MODEL_DIR, ROOT, warnWithoutModel } from './fixtures.js';
 
 const ORDERS_PY = join(ROOT, 'examples', 'orders.py');

@@ -22,7 +22,8 @@ import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { PrefixCache } from '../model-client/prefix-cache.js';
 import { TokenTable } from '../model-client/token-table.js';
 import { StateTree } from '../state-tree/tree.js';
-import { sourceLines, traceSource } from '../tracer/run-tracer.js';
+import { sourceLines } from '../python/source.js';
+import { traceSource } from '../tracer/run-tracer.js';
 import { HAS_MODEL, MODEL_DIR } from './fixtures.js';
 
 

@@ -2,7 +2,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import type { Trace, TraceEvent } from '../tracer/events.js';
-import { sourceLines, TraceFailure, traceFile, traceSource, type TraceRequest } from '../tracer/run-tracer.js';
+import { sourceLines } from '../python/source.js';
+import { TraceFailure, traceFile, traceSource, type TraceRequest } from '../tracer/run-tracer.js';
 
 /** Source text from indented template literals: drops the first newline and the common indent. */
 function py(text: string): string {

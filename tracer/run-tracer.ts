@@ -10,7 +10,8 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { ChildProcessByStdio, ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { declareUtf8 } from './source-encoding.js';
+import { pythonExecutable } from '../python/python-helper.js';
+import { declareUtf8, NUL_IN_ARGS, sourceLines } from '../python/source.js';
 import { TracerRecordSchema, type Trace, type TraceError, type TraceEvent, type TraceExit } from './events.js';
 
 export interface TraceLimits {
@@ -103,11 +104,6 @@ export function sandboxProtections(): string {
     : `${always}; NOT isolated here (no unprivileged user namespaces): network, the file system, and a child that leaves the process group`;
 }
 
-/** The Python to run the tracer with: $NDB_PYTHON, else Debian's python3, else python3 on PATH. */
-export function pythonExecutable(): string {
-  return process.env.NDB_PYTHON ?? (existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3');
-}
-
 /**
  * tracer.py sits next to this file in the source tree; compiled, this module lives in
  * dist/tracer/ while tracer.py stays in tracer/.
@@ -146,17 +142,6 @@ export async function traceSource(source: string, req: Omit<TraceRequest, 'file'
     await rm(dir, { recursive: true, force: true });
   }
 }
-
-/** Source lines as Python numbers them (\n, \r\n and \r end a line); index 0 is line 1. */
-export function sourceLines(program: string): string[] {
-  const lines = program.split(/\r\n|\r|\n/);
-  // A final line break ends the last line rather than starting an empty one.
-  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-  return lines;
-}
-
-/** Python source cannot hold a NUL character, and a process argument cannot carry one: arguments with one are refused before any launch. */
-export const NUL_IN_ARGS = 'the arguments are not Python literals: they hold a NUL character (write it as \\x00)';
 
 function tracerArgs(req: TraceRequest): string[] {
   const limits = req.limits ?? {};

@@ -1,7 +1,11 @@
 /**
- * Running one of ndb's small stdlib-Python helpers (call_frame.py, program-info.py,
- * evaluate.py): a script next to the TypeScript module that uses it, given text on stdin,
- * answering one JSON value on stdout, under a time limit.
+ * Running Python: the interpreter ndb uses (the tracer's too), and one of ndb's small
+ * stdlib-Python helpers (call_frame.py, program-info.py, evaluate.py): a script next to the
+ * TypeScript module that uses it, given text on stdin, answering one JSON value on stdout,
+ * under a time limit.
+ *
+ * Here rather than in tracer/: program analysis, the model client and the debugger run these
+ * helpers, and they must not depend on the ground truth the tracer records.
  *
  * The scripts stay in the source tree when the TypeScript compiles to dist/, so a script is
  * looked for next to the calling module first, then in the source folder it came from.
@@ -10,7 +14,11 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pythonExecutable } from './run-tracer.js';
+
+/** The Python to run: $NDB_PYTHON, else Debian's python3, else python3 on PATH. */
+export function pythonExecutable(): string {
+  return process.env.NDB_PYTHON ?? (existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3');
+}
 
 /** `name` next to the module at `moduleUrl` (its import.meta.url), in the source tree or beside dist/. */
 export function helperPath(name: string, moduleUrl: string): string {
