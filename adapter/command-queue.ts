@@ -14,7 +14,7 @@
  * pass (the AbortSignal the guess is given), so a command waits at most for the one forward
  * pass in flight.
  */
-import { RuntimeError } from './timeline.js';
+import { RuntimeError } from './runtime-error.js';
 
 /**
  * How long after a command's stop the background work (catch-up, guesses) begins: long

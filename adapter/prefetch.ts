@@ -18,25 +18,21 @@
  * Guesses are a cache, not part of the run: only the stops guessed from most recently keep
  * theirs (GUESSED_STOPS_KEPT, adapter/timeline.ts), so that a long session's memory does not
  * grow with guesses nobody will use; the stops themselves (what step back shows) all stay.
+ * The timeline stores the guesses (Stop.prefetched, Timeline.storeGuess) and knows nothing
+ * of this module: it imports the timeline and the command queue, neither imports it.
  */
 import { createHash } from 'node:crypto';
 import type { Action, ForwardAction, State } from '../grammar/state.js';
 import { DecodeAbortedError } from '../model-client/decode.js';
 import type { HistoryEntry, Prediction, Predictor } from '../model-client/predictor.js';
 import type { BackgroundGuess } from './command-queue.js';
-import type { Timeline } from './timeline.js';
+import { actionKey, type PrefetchMap, type Timeline } from './timeline.js';
 
 /**
  * The key presses guessed, likeliest first: a guess runs at a time, the first matters most.
  * Step out comes last, and not at a module's top level (guessable).
  */
 export const PREFETCH_ACTIONS: readonly ForwardAction[] = [{ kind: 'step_over' }, { kind: 'step_into' }, { kind: 'step_return' }];
-
-/**
- * How many stops keep their guesses: the ones guessed from most recently (the current stop
- * and those just before it, where stepping back and taking another action is served too).
- */
-export const GUESSED_STOPS_KEPT = 16;
 
 /**
  * Whether a press of `action` at a stop in `state` is guessed. Step out is, except in a
@@ -49,16 +45,6 @@ export function guessable(action: Action, state: State): boolean {
   if (!isPrefetchAction(action)) return false;
   return action.kind !== 'step_return' || state.stack.length > 1 || state.stack[0]?.function !== '<module>';
 }
-
-export interface Prefetched {
-  /** historyKey() of the history the guess was made from (a fingerprint, not the history). */
-  history: string;
-  /** The guess; absent when predicting it failed (the key press then predicts, and reports the error). */
-  prediction?: Prediction;
-}
-
-/** Per stop: action key -> guess. */
-export type PrefetchMap = Map<string, Prefetched>;
 
 /** How prefetch went in a session (bench/ reports them). */
 export interface PrefetchCounters {
@@ -74,10 +60,6 @@ export interface PrefetchCounters {
 
 export function newCounters(): PrefetchCounters {
   return { predicted: 0, hits: 0, misses: 0, yielded: 0 };
-}
-
-export function actionKey(action: Action): string {
-  return JSON.stringify(action);
 }
 
 /**

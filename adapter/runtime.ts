@@ -35,7 +35,8 @@ import type { Prediction, PredictionStats, PredictOptions, Predictor } from '../
 import { programInfo, type ProgramInfo } from '../program-analysis/program-info.js';
 import { CommandQueue } from './command-queue.js';
 import { newCounters, nextGuess, type PrefetchCounters, type PrefetchEvent, takeGuess } from './prefetch.js';
-import { type End, RuntimeError, type Stop, Timeline } from './timeline.js';
+import { RuntimeError } from './runtime-error.js';
+import { type End, type Stop, Timeline } from './timeline.js';
 import { readPythonSource } from './read-source.js';
 import { describeExit, sandboxProtections, type Verification, Verifier } from './verifier.js';
 

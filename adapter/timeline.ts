@@ -7,18 +7,35 @@
  * from it with the same action replays what was predicted. Asking for something new there
  * (another action, an edited variable, a resample) drops the stops after it: that future
  * was predicted from a past that no longer holds.
+ *
+ * The timeline also keeps the background guesses made from its stops (a cache, bounded by
+ * GUESSED_STOPS_KEPT); adapter/prefetch.ts, which makes them, imports it, not the reverse.
  */
 import type { Action, Exit, State } from '../grammar/state.js';
 import type { ExitConfidence, StateConfidence } from '../model-client/confidence.js';
-import type { HistoryEntry, Origin, PredictionStats, Vote } from '../model-client/predictor.js';
-import { actionKey, GUESSED_STOPS_KEPT, type Prefetched, type PrefetchMap } from './prefetch.js';
+import type { HistoryEntry, Origin, Prediction, PredictionStats, Vote } from '../model-client/predictor.js';
+import { RuntimeError } from './runtime-error.js';
 
-/** A user error the client should show as is (bad input, nothing to do). */
-export class RuntimeError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'RuntimeError';
-  }
+/**
+ * How many stops keep their guesses: the ones guessed from most recently (the current stop
+ * and those just before it, where stepping back and taking another action is served too).
+ */
+export const GUESSED_STOPS_KEPT = 16;
+
+/** A background guess stored on its stop (adapter/prefetch.ts makes it and decides when it may be used). */
+export interface Prefetched {
+  /** historyKey() of the history the guess was made from (a fingerprint, not the history). */
+  history: string;
+  /** The guess; absent when predicting it failed (the key press then predicts, and reports the error). */
+  prediction?: Prediction;
+}
+
+/** Per stop: action key -> guess. */
+export type PrefetchMap = Map<string, Prefetched>;
+
+/** The key of `action` in a stop's PrefetchMap. */
+export function actionKey(action: Action): string {
+  return JSON.stringify(action);
 }
 
 export interface Stop {

@@ -10,7 +10,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { GUESSED_STOPS_KEPT } from '../adapter/prefetch.js';
+import { GUESSED_STOPS_KEPT } from '../adapter/timeline.js';
 import { NeuralRuntime, type PrefetchEvent, RuntimeError, type StopEvent } from '../adapter/runtime.js';
 import type { State } from '../grammar/state.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
