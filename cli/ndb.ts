@@ -16,7 +16,7 @@ import { checkCorpus } from '../data-pipeline/check.js';
 import { DataInputError, requireDatasetFiles } from '../data-pipeline/data-input.js';
 import { tokenizeDataset } from '../data-pipeline/tokenize.js';
 import { TraceTokenizer } from '../tokenizer/trace-tokenizer.js';
-import { EVAL_COMMANDS } from '../evaluation/cli.js';
+import { EVAL_COMMANDS } from './eval.js';
 import { addCommand, addGroup, defineCommand, type FlagSpecs, type Parsed, runProgram } from './command-line.js';
 import { DAP_COMMAND } from './dap.js';
 import { DEBUG_COMMAND } from './debug-repl.js';

@@ -1,11 +1,12 @@
 /**
  * `ndb eval ...`: make the held-out set, measure next-state prediction, run CruxEval's
  * tasks. Each subcommand's flags are declared here (cli/command-line.ts); cli/ndb.ts adds
- * them and owns the one-line usage error (passed in as `usage`).
+ * them and owns the one-line usage error (passed in as `usage`). The measuring is
+ * evaluation/'s; this file is only its command line, so evaluation/ never imports cli/.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defineCommand, type FlagSpecs, type Parsed, type UsageErrorFactory } from '../cli/command-line.js';
+import { defineCommand, type FlagSpecs, type Parsed, type UsageErrorFactory } from './command-line.js';
 import { requireDatasetFiles } from '../data-pipeline/data-input.js';
 import { isPolicy, POLICIES } from '../data-pipeline/trajectories.js';
 import { ProgressBar } from '../util/progress.js';
@@ -13,13 +14,13 @@ import { defaultModelDir, isPrecision, ModelFolderError, packageRoot, type Preci
 import { isOutputMethod, OUTPUT_METHODS } from '../model-client/call-outcome.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { PartialFrameDecoder } from '../model-client/partial-frame.js';
-import { NextLineBaseline } from './baselines.js';
-import { evaluateCruxEval, formatCruxEval } from './cruxeval.js';
+import { NextLineBaseline } from '../evaluation/baselines.js';
+import { evaluateCruxEval, formatCruxEval } from '../evaluation/cruxeval.js';
 import { INPUT_CANDIDATES } from '../model-client/input-prediction.js';
-import { HeldoutFileError, makeHeldout, readHeldout } from './heldout.js';
-import { evaluateStates, formatStates, type StateMiss } from './states.js';
-import { evaluateVerify, formatVerifyEval } from './verify-eval.js';
-import { VERIFY_METHOD } from './verify.js';
+import { HeldoutFileError, makeHeldout, readHeldout } from '../evaluation/heldout.js';
+import { evaluateStates, formatStates, type StateMiss } from '../evaluation/states.js';
+import { evaluateVerify, formatVerifyEval } from '../evaluation/verify-eval.js';
+import { VERIFY_METHOD } from '../evaluation/verify.js';
 
 
 
