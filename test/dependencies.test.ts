@@ -1,11 +1,12 @@
 /**
  * Which folder may reach which, read from the static imports of the sources (a dynamic
- * `import()` is a deliberate lazy load and is not followed): inference never reaches the data
- * pipeline, the `ndb` command (the debugger and the language server among its commands) never
- * loads the `tokenizers` native binding that BPE training needs, program analysis and the
- * model client never reach up into what uses them or into ground truth, the small shared
- * utilities and the wire types reach nothing. And the tests take the model and the example
- * from test/fixtures.ts.
+ * `import()` is a deliberate lazy load and is not followed): no file imports itself back
+ * through others, the folders stand in layers (LAYERS) and import only downwards, inference
+ * never reaches the data pipeline, the `ndb` command (the debugger and the language server
+ * among its commands) never loads the `tokenizers` native binding that BPE training needs,
+ * program analysis and the model client never reach up into what uses them or into ground
+ * truth, the small shared utilities and the wire types reach nothing. And the tests take the
+ * model and the example from test/fixtures.ts.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -48,6 +49,143 @@ const sources = (folder: string) =>
     .filter((f) => f.endsWith('.ts'))
     .map((f) => join(folder, f));
 
+/**
+ * The folders, lowest first. A file may import from its own folder and from the folders of
+ * lower levels only: not upwards, and not sideways into another folder of its own level.
+ * A new folder goes on the lowest level its imports allow, with a line saying why.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  // Import nothing of the project: the wire types (nothing at all: the extension compiles
+  // them too), the small shared utilities, and what ndb knows of Python outside the model
+  // (python/: the interpreter, running a helper script, source lines and coding lines).
+  ['protocol', 'util', 'python'],
+  // The trace language (states, actions, their text and its truncation): every side speaks it.
+  ['grammar'],
+  // Each reads or writes the trace language and knows nothing of the others: the tokenizer
+  // encodes it, the tracer records real runs in it (the ground truth, which inference must
+  // not depend on), program analysis reads a program without running it.
+  ['tokenizer', 'tracer', 'program-analysis'],
+  // The symbolic stepper: what a step does to a state, from program analysis' control flow.
+  ['semantics'],
+  // The tree of a recorded run (ground truth's, for the data pipeline and the verifier) and the
+  // model client (prediction, which uses the stepper): neither leans on the other.
+  ['state-tree', 'model-client'],
+  // Training data from recorded runs (tracer, state tree, tokenizer).
+  ['data-pipeline'],
+  // The model against ground truth (with the data pipeline's corpora and split), and the
+  // debugger (the model client's predictions; its verify mode runs the tracer, walks the tree).
+  ['evaluation', 'adapter'],
+  // The language server: the debugger's runtime in a worker, evaluation's test cases for its verdicts.
+  ['lsp'],
+  // What one runs: the `ndb` command (each command's wiring, `ndb eval` included), the VS Code
+  // extension (protocol/ only: it talks to ndb over DAP and LSP), the benchmark.
+  ['cli', 'extension', 'bench'],
+  // The tests reach everything, the benchmark's baselines and the extension's own logic included.
+  ['test'],
+];
+
+/** Every TypeScript source of the project, in every folder (not the tool configuration at the root, not node_modules/ or builds). */
+function allSources(folder = ''): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(join(ROOT, folder), { withFileTypes: true })) {
+    const path = folder ? join(folder, entry.name) : entry.name;
+    if (entry.isDirectory()) {
+      if (!entry.name.startsWith('.') && !['node_modules', 'dist', 'out'].includes(entry.name)) found.push(...allSources(path));
+    } else if (folder && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) found.push(path);
+  }
+  return found;
+}
+
+/** A file's top folder (data-pipeline/corpora/x.ts: data-pipeline). */
+const folderOf = (file: string) => file.split(/[\\/]/)[0]!;
+
+/**
+ * The cycles of a graph, one for each group of nodes that reach each other (a strongly
+ * connected component, Tarjan's algorithm), each as a shortest way round: `a → b → a`.
+ */
+function cycles(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const groups: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const group = stack.splice(stack.indexOf(v));
+      if (group.length > 1 || graph.get(v)?.includes(v)) groups.push(group);
+    }
+  };
+  for (const v of [...graph.keys()].sort()) if (!index.has(v)) visit(v);
+  return groups.map((group) => {
+    // Breadth first from the group's first node (by name) back to itself, inside the group.
+    const start = [...group].sort()[0]!;
+    const from = new Map<string, string>();
+    const todo = [start];
+    for (let v = todo.shift(); v !== undefined; v = todo.shift()) {
+      for (const w of graph.get(v) ?? []) {
+        if (!group.includes(w) || from.has(w)) continue;
+        from.set(w, v);
+        todo.push(w);
+      }
+      if (from.has(start)) break;
+    }
+    const way = [start];
+    for (let v = from.get(start)!; v !== start; v = from.get(v)!) way.unshift(v);
+    return [start, ...way].join(' → ');
+  });
+}
+
+describe('no cycles, and the folders in layers', () => {
+  const files = allSources();
+  /** file -> the project files it imports statically (its own folder's included). */
+  const imports = new Map(files.map((f) => [f, [...new Set(importsOf(f).files)].filter((g) => existsSync(join(ROOT, g)))]));
+
+  it('no file imports itself back through others', () => {
+    expect(files.length).toBeGreaterThan(100); // the walk finds the sources at all
+    expect(cycles(imports)).toEqual([]);
+  });
+
+  it('no folder imports itself back through others (folder A → B: a file of A imports a file of B)', () => {
+    const folders = new Map<string, string[]>();
+    for (const [file, targets] of imports) {
+      const from = folderOf(file);
+      const to = folders.get(from) ?? [];
+      for (const t of targets) if (folderOf(t) !== from && !to.includes(folderOf(t))) to.push(folderOf(t));
+      folders.set(from, to);
+    }
+    expect(cycles(folders)).toEqual([]);
+  });
+
+  it('every folder with TypeScript stands in LAYERS', () => {
+    const listed = new Set(LAYERS.flat());
+    const missing = [...new Set(files.map(folderOf))].filter((f) => !listed.has(f)).sort();
+    expect(missing, `add ${missing.join(', ')} to LAYERS in test/dependencies.test.ts, on the lowest level its imports allow, with a line saying why`).toEqual([]);
+    expect(LAYERS.flat().length).toBe(listed.size); // each folder on one level only
+  });
+
+  it('a file imports only from its own folder or from folders on lower levels of LAYERS', () => {
+    const level = new Map(LAYERS.flatMap((folders, i) => folders.map((f) => [f, i] as const)));
+    const upwards: string[] = [];
+    for (const [file, targets] of imports) {
+      const from = folderOf(file);
+      for (const t of targets) {
+        const to = folderOf(t);
+        if (to === from || !level.has(from) || !level.has(to)) continue;
+        if (level.get(to)! >= level.get(from)!) upwards.push(`${file} → ${t} (${from}/ on level ${level.get(from)}, ${to}/ on level ${level.get(to)})`);
+      }
+    }
+    expect(upwards).toEqual([]);
+  });
+});
+
 describe('dependencies between folders', () => {
   it('inference (model-client/, tokenizer/, program-analysis/, adapter/, lsp/) never reaches the data pipeline', () => {
     const { files } = reach([...sources('model-client'), ...sources('tokenizer'), ...sources('program-analysis'), ...sources('adapter'), ...sources('lsp')]);
@@ -61,20 +199,20 @@ describe('dependencies between folders', () => {
     expect(packages.has('tokenizers')).toBe(false);
   });
 
-  it('program analysis (program-analysis/) reaches neither the model client nor anything that uses it', () => {
+  it('program analysis (program-analysis/) reaches neither ground truth (tracer/) nor the model client nor anything that uses it', () => {
     const { files } = reach(sources('program-analysis'));
-    const above = ['model-client/', 'adapter/', 'lsp/', 'evaluation/', 'data-pipeline/', 'cli/'];
+    const above = ['tracer/', 'model-client/', 'adapter/', 'lsp/', 'evaluation/', 'data-pipeline/', 'cli/'];
     expect([...files].filter((f) => above.some((folder) => f.startsWith(folder)))).toEqual([]);
   });
 
-  it('the model client (model-client/) reaches neither ground truth (state-tree/, evaluation/) nor the debugger', () => {
+  it('the model client (model-client/) reaches neither ground truth (tracer/, state-tree/, evaluation/) nor the debugger', () => {
     const { files } = reach(sources('model-client'));
-    const outside = ['state-tree/', 'evaluation/', 'adapter/', 'lsp/', 'cli/'];
+    const outside = ['tracer/', 'state-tree/', 'evaluation/', 'adapter/', 'lsp/', 'cli/'];
     expect([...files].filter((f) => outside.some((folder) => f.startsWith(folder)))).toEqual([]);
   });
 
-  it('the shared utilities (util/) import nothing of the project', () => {
-    for (const file of sources('util')) expect(importsOf(file).files).toEqual([]);
+  it('the shared utilities (util/) and the Python helpers (python/) import nothing of the project', () => {
+    for (const file of [...sources('util'), ...sources('python')]) expect(importsOf(file).files).toEqual([]);
   });
 
   it('the wire types (protocol/) import nothing at all, so that the extension\'s own build compiles them too', () => {
