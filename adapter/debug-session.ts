@@ -553,9 +553,13 @@ export class NeuralDebugSession extends DebugSession {
         if (!frame.locals) throw new RuntimeError(`the locals of ${frame.function} were not seen yet: step into it first`);
         const result = await evaluateExpression(args.expression, frame.locals);
         if (result.kind === 'error') throw new EvalError(result.message);
+        // A hover on a local of the current stop says where its value came from, as the Variables view does.
+        const name = args.expression.trim();
+        const from = frame.id === 0 && Object.hasOwn(frame.locals, name) ? provenanceLabel(this.requireView().localProvenance(name)) : undefined;
+        const type = [result.type, from].filter(Boolean).join(' · ');
         response.body = {
           result: result.repr,
-          ...(result.type ? { type: result.type } : {}),
+          ...(type ? { type } : {}),
           variablesReference: this.requireView().expandable(parsePyValue(result.repr), args.expression),
         };
         this.sendResponse(response);

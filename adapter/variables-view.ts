@@ -5,7 +5,8 @@
  * What a real debugger shows plus what only a predicted state has:
  * - each value's confidence, in the `type` field (`list · 93%`), where VS Code shows it on
  *   hover (and beside the value with `debug.showVariableTypes`) without touching the value
- *   itself, which the user copies and edits;
+ *   itself, which the user copies and edits; a value the symbolic stepper decided says so
+ *   instead, with its rule (`int · decided: assigned`): Python's semantics, not a guess;
  * - in verify mode, the real value beside a differing one (`3   ≠ real 4`), and the real
  *   locals the prediction left out;
  * - containers expanded from their repr text (python-values.ts): the values never existed as
@@ -39,7 +40,7 @@ const ORIGIN_LABEL: Record<Stop['origin'], string> = {
 };
 
 /** Where a shown value came from, as the `type` field says it. */
-export type Provenance = { kind: 'model'; confidence: number } | { kind: 'input' } | { kind: 'tracer' } | { kind: 'edited' } | { kind: 'unknown' };
+export type Provenance = { kind: 'model'; confidence: number } | { kind: 'decided'; rule: string } | { kind: 'input' } | { kind: 'tracer' } | { kind: 'edited' } | { kind: 'unknown' };
 
 /** Gap between a predicted value and the real one in verify mode; wide enough to read as a column. */
 const REAL_GAP = '   ';
@@ -100,7 +101,8 @@ export class VariablesView {
     const vars: DebugProtocol.Variable[] = [];
     if (state.value !== undefined) {
       const name = state.event === 'exception' ? EXCEPTION_NAME : RETURN_NAME;
-      const provenance: Provenance = stop.origin === 'model' ? { kind: 'model', confidence: stop.confidence.value ?? 1 } : { kind: stop.origin };
+      const decided = stop.origin === 'model' ? stop.confidence.decided?.value : undefined;
+      const provenance: Provenance = decided ? { kind: 'decided', rule: decided } : stop.origin === 'model' ? { kind: 'model', confidence: stop.confidence.value ?? 1 } : { kind: stop.origin };
       vars.push({ ...this.variable(name, state.value, provenance, v && v.value !== undefined ? v.value : undefined), presentationHint: { kind: 'virtual', attributes: ['readOnly'] } });
     }
     for (const [name, repr] of Object.entries(state.locals)) {
@@ -109,7 +111,7 @@ export class VariablesView {
         continue;
       }
       const real = v && name in v.locals ? (v.locals[name] ?? null) : undefined;
-      vars.push(this.variable(name, repr, this.provenance(name), real, name));
+      vars.push(this.variable(name, repr, this.localProvenance(name), real, name));
     }
     for (const [name, real] of Object.entries(v?.missing ?? {})) vars.push(missingLocal(name, real));
     return vars;
@@ -191,7 +193,7 @@ export class VariablesView {
    * unchanged one is as sure as where it was last written, so walk back through the stops
    * of the same frame to find it.
    */
-  private provenance(name: string): Provenance {
+  localProvenance(name: string): Provenance {
     const stops = this.runtime.timeline.stops;
     const here = this.runtime.current!;
     const frame = here.state.stack.map((f) => f.function).join(' ');
@@ -201,6 +203,8 @@ export class VariablesView {
       if (stop.edited.includes(name)) return { kind: 'edited' };
       const confidence = stop.confidence.locals[name];
       if (confidence === undefined) continue;
+      const rule = stop.origin === 'model' ? stop.confidence.decided?.locals[name] : undefined;
+      if (rule) return { kind: 'decided', rule };
       return stop.origin === 'model' ? { kind: 'model', confidence } : { kind: stop.origin };
     }
     return { kind: 'unknown' };
@@ -237,6 +241,8 @@ export function provenanceLabel(p: Provenance): string | undefined {
   switch (p.kind) {
     case 'model':
       return percent(p.confidence);
+    case 'decided':
+      return `decided: ${p.rule}`;
     case 'input':
       return 'from your arguments';
     case 'tracer':

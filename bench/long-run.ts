@@ -6,7 +6,7 @@
  * every session, on the bench's longer file (examples/orders.py, 330 tokens of context: its
  * history outgrows the 1,024-token context after about 20 presses), N key presses (default
  * 40) alternating step over and step into. Eight order lines: since the loop rules
- * (model-client/loop-values.ts) the predicted run follows the real one, and with four the
+ * (semantics/rules/loop.ts) the predicted run follows the real one, and with four the
  * run ended after 27 presses.
  * Reported: the median latency of the first half of the presses (1-20) and of the second
  * (21-40), their ratio (late / early), and the prompt tokens run per step in each half: a

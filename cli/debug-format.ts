@@ -80,7 +80,8 @@ function summaryLine(stop: Stop, source: StopSource, note?: string): string {
   if (changed.length > BRIEF_LOCALS) parts.push(`+${changed.length - BRIEF_LOCALS} more`);
   for (const name of stop.edited.filter((n) => !changed.includes(n))) parts.push(`${name} = ${brief(stop.state.locals[name] ?? '?')} (set by you)`);
   if (stop.state.value !== undefined && stop.confidence.value !== undefined && stop.origin === 'model') {
-    parts.push(`${stop.state.event === 'return' ? 'returns' : 'raises'} ${brief(stop.state.value)} (${percent(stop.confidence.value)})`);
+    const how = stop.confidence.decided?.value ? `decided: ${stop.confidence.decided.value}` : percent(stop.confidence.value);
+    parts.push(`${stop.state.event === 'return' ? 'returns' : 'raises'} ${brief(stop.state.value)} (${how})`);
   }
   const tags = [originTag(stop, source), ...(note ? [note] : [])];
   return `   ${parts.length ? parts.join(', ') + '   ' : ''}[${tags.join('; ')}]`;
@@ -89,7 +90,9 @@ function summaryLine(stop: Stop, source: StopSource, note?: string): string {
 function confidenceTag(stop: Stop, name: string): string {
   if (stop.edited.includes(name)) return ' (set by you)';
   if (stop.origin !== 'model') return '';
-  return ` (${percent(stop.confidence.locals[name] ?? 1)})`;
+  const rule = stop.confidence.decided?.locals[name];
+  // A value a rule decided is Python's semantics, not the model's guess: said as such (docs/symbolic-stepper.md).
+  return rule ? ` (decided: ${rule})` : ` (${percent(stop.confidence.locals[name] ?? 1)})`;
 }
 
 function originTag(stop: Stop, source: StopSource): string {
@@ -167,7 +170,8 @@ export function localViews(stops: readonly Stop[], index: number): LocalView[] {
   // pdb shows a return's value and an exception among the locals, under these names.
   const s = stop.state;
   if (s.value !== undefined && (s.event === 'return' || s.event === 'exception')) {
-    const tag = stop.origin === 'model' && stop.confidence.value !== undefined ? percent(stop.confidence.value) : stop.origin === 'tracer' ? 'real run' : 'your input';
+    const decided = stop.origin === 'model' ? stop.confidence.decided?.value : undefined;
+    const tag = decided ? `decided: ${decided}` : stop.origin === 'model' && stop.confidence.value !== undefined ? percent(stop.confidence.value) : stop.origin === 'tracer' ? 'real run' : 'your input';
     views.push({ name: s.event === 'return' ? '__return__' : '__exception__', repr: s.value, tag });
   }
   return views;
@@ -183,7 +187,8 @@ function localTag(stops: readonly Stop[], index: number, name: string): string {
     if (s.stack.length !== depth || s.stack.at(-1)!.function !== fn) continue;
     if (stop.edited.includes(name)) return 'set by you';
     const confidence = stop.confidence.locals[name];
-    if (confidence !== undefined) return stop.origin === 'input' ? 'your input' : stop.origin === 'tracer' ? 'real run' : percent(confidence);
+    const rule = stop.confidence.decided?.locals[name];
+    if (confidence !== undefined) return stop.origin === 'input' ? 'your input' : stop.origin === 'tracer' ? 'real run' : rule ? `decided: ${rule}` : percent(confidence);
     // The call that began this invocation: nothing before it wrote this frame's locals.
     if (s.event === 'call') break;
   }

@@ -32,6 +32,7 @@ const DEBUG_FLAGS = {
   model: { type: 'string', value: 'DIR', description: 'a model folder (default: the embedded model)' },
   device: { type: 'string', value: 'cpu|cuda', description: 'where the model runs (default cpu; cuda falls back to it with a warning)' },
   precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32)" },
+  rules: { type: 'string', value: 'all|none|LIST', description: "the symbolic stepper's rules (default all; none: every value the model's; or a comma-separated list of families, see docs/symbolic-stepper.md)" },
   samples: { type: 'string', value: 'N', description: 'frames sampled per prediction, the winner by vote (default 1: greedy)' },
   temperature: { type: 'string', value: 'T', description: 'sampling temperature with several samples' },
   verify: { type: 'boolean', description: 'also run the program once under the real tracer and flag what differs (this runs it)' },
@@ -96,7 +97,7 @@ export async function debugCommand({ values, positionals }: Parsed<typeof DEBUG_
     ...(values.verify ? { verify: true } : {}),
   };
   const predictor = await userErrors(fail, () =>
-    loadPredictor({ ...(values.model ? { model: values.model } : {}), ...(values.device ? { device: values.device } : {}), ...(values.precision ? { precision: values.precision } : {}), onWarning: (m) => process.stderr.write(`ndb: warning: ${m.replace(/^ndb: /, '')}\n`) }),
+    loadPredictor({ ...(values.model ? { model: values.model } : {}), ...(values.device ? { device: values.device } : {}), ...(values.precision ? { precision: values.precision } : {}), ...(values.rules ? { rules: values.rules } : {}), onWarning: (m) => process.stderr.write(`ndb: warning: ${m.replace(/^ndb: /, '')}\n`) }),
   );
   const runtime = new NeuralRuntime(predictor);
   try {

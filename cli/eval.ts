@@ -21,6 +21,7 @@ import { HeldoutFileError, makeHeldout, readHeldout } from '../evaluation/heldou
 import { evaluateStates, formatStates, type StateMiss } from '../evaluation/states.js';
 import { evaluateVerify, formatVerifyEval } from '../evaluation/verify-eval.js';
 import { VERIFY_METHOD } from '../evaluation/verify.js';
+import { ALL_RULES, NO_RULES, parseRuleSelection, RULE_FAMILIES, type RuleSelection } from '../semantics/rule.js';
 
 
 
@@ -56,10 +57,26 @@ function precisionOf(value: string | undefined, usage: UsageErrorFactory): Preci
   throw usage(`--precision must be fp32 or int8, got ${JSON.stringify(value)}`);
 }
 
-/** The model, on one intra-op thread: at this size a second one is no faster (README, fast stepping). */
-async function loadModel(dir: string, precision: Precision, usage: UsageErrorFactory, controlFlow = true): Promise<NeuralPredictor> {
+/** `--rules`: which of the symbolic stepper's rule families decode with the model (semantics/rule.ts). */
+const RULES_FLAG = {
+  type: 'string',
+  value: 'all|none|LIST',
+  description: `the symbolic stepper's rules the model decodes with (default all; none: the grammar alone; or a comma-separated list of ${RULE_FAMILIES.join(', ')})`,
+} as const;
+
+function rulesOf(value: string | undefined, usage: UsageErrorFactory): RuleSelection {
+  if (value === undefined) return ALL_RULES;
   try {
-    return await NeuralPredictor.load(dir, { threads: 1, precision, controlFlow });
+    return parseRuleSelection(value);
+  } catch (err) {
+    throw usage(`--rules: ${(err as Error).message}`);
+  }
+}
+
+/** The model, on one intra-op thread: at this size a second one is no faster (README, fast stepping). */
+async function loadModel(dir: string, precision: Precision, usage: UsageErrorFactory, rules: RuleSelection = ALL_RULES): Promise<NeuralPredictor> {
+  try {
+    return await NeuralPredictor.load(dir, { threads: 1, precision, rules });
   } catch (err) {
     throw err instanceof ModelFolderError ? usage(err.message) : err;
   }
@@ -111,7 +128,8 @@ const STATES_FLAGS = {
   json: { type: 'boolean', description: 'print the report as JSON' },
   model: { type: 'string', value: 'DIR', description: 'a model folder (default: models/default)' },
   precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32; int8: the folder's int8 file)" },
-  'compare-unconstrained': { type: 'boolean', description: 'also score the model decoding without the control-flow constraint (the impossible stops it removes)' },
+  rules: RULES_FLAG,
+  'compare-unconstrained': { type: 'boolean', description: 'also score the model decoding with the grammar alone (--rules none beside the rules chosen)' },
   misses: { type: 'string', value: 'FILE.jsonl', description: "write every step the model got wrong (the state before, the action, the truth, the prediction) to FILE" },
   policy: { type: 'string', value: POLICIES.join('|'), description: "how trajectories are sampled: the paper's mix (default), walk (line by line: step_into and step_over, forward and back, as a user presses F10 and F11), jumps" },
 } satisfies FlagSpecs;
@@ -131,8 +149,8 @@ async function statesCommand({ values }: Parsed<typeof STATES_FLAGS>, usage: Usa
   const rows = await loadRows(values.data, limitOf(values.limit, usage), usage);
   const dir = values.model ?? defaultModelDir();
   const precision = precisionOf(values.precision, usage);
-  const model = await loadModel(dir, precision, usage);
-  const unconstrained = values['compare-unconstrained'] ? await loadModel(dir, precision, usage, false) : null;
+  const model = await loadModel(dir, precision, usage, rulesOf(values.rules, usage));
+  const unconstrained = values['compare-unconstrained'] ? await loadModel(dir, precision, usage, NO_RULES) : null;
   const misses: string[] = [];
   if (values.misses) writeFileSync(values.misses, ''); // an unwritable path fails now, not after the run
   const keepModelMiss = (miss: StateMiss) => {
@@ -150,7 +168,7 @@ async function statesCommand({ values }: Parsed<typeof STATES_FLAGS>, usage: Usa
       { policy, onProgress: (done) => bar.update(done), ...(values.misses ? { onMiss: keepModelMiss } : {}) },
     );
     if (values.misses) writeFileSync(values.misses, misses.map((m) => m + '\n').join(''));
-    const labels = { model: `model (${dir})`, unconstrained: `model (${dir}) without the control-flow constraint`, baseline: 'baseline: same locals, next line' };
+    const labels = { model: `model (${dir})`, unconstrained: `model (${dir}) with the grammar alone`, baseline: 'baseline: same locals, next line' };
     process.stdout.write(values.json ? JSON.stringify({ modelDir: dir, ...report }, null, 2) + '\n' : formatStates(report, labels));
   } finally {
     await model.release();
@@ -169,6 +187,7 @@ const CRUXEVAL_FLAGS = {
   samples: { type: 'string', value: 'N', description: 'vote over N sampled frames per jump (default 1: greedy)' },
   check: { type: 'string', value: 'forward|none', description: "input task: run the model's answer and the output-as-argument forward with the model, keep one that returns the output (default forward)" },
   candidates: { type: 'string', value: 'N', description: `input task's forward check: then N more answers from return states the model draws, checked the same way (default ${INPUT_CANDIDATES}; 0: none)` },
+  rules: RULES_FLAG,
 } satisfies FlagSpecs;
 
 const CRUXEVAL_COMMAND = defineCommand({
@@ -195,7 +214,7 @@ async function cruxevalCommand({ values }: Parsed<typeof CRUXEVAL_FLAGS>, usage:
   if (values.candidates !== undefined && (task === 'output' || check === 'none')) throw usage("--candidates applies to --task input's forward check only");
   const rows = await loadRows(values.data, limitOf(values.limit, usage), usage);
   const dir = values.model ?? defaultModelDir();
-  const model = await loadModel(dir, precisionOf(values.precision, usage), usage);
+  const model = await loadModel(dir, precisionOf(values.precision, usage), usage, rulesOf(values.rules, usage));
   try {
     const frames = await PartialFrameDecoder.load(model, dir);
     const bar = new ProgressBar(`cruxeval ${task}`, rows.length);
@@ -219,6 +238,7 @@ const VERIFY_EVAL_FLAGS = {
   json: { type: 'boolean', description: 'print the report as JSON' },
   model: { type: 'string', value: 'DIR', description: 'a model folder (default: models/default)' },
   precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32; int8: the folder's int8 file)" },
+  rules: RULES_FLAG,
 } satisfies FlagSpecs;
 
 const VERIFY_EVAL_COMMAND = defineCommand({
@@ -243,7 +263,7 @@ async function verifyEvalCommand({ values }: Parsed<typeof VERIFY_EVAL_FLAGS>, u
   const limit = limitOf(values.limit, usage);
   const rows = await loadRows(values.data ?? join(packageRoot(), 'evaluation', 'heldout-real.jsonl'), undefined, usage);
   const dir = values.model ?? defaultModelDir();
-  const model = await loadModel(dir, precisionOf(values.precision, usage), usage);
+  const model = await loadModel(dir, precisionOf(values.precision, usage), usage, rulesOf(values.rules, usage));
   try {
     const bar = limit === undefined ? undefined : new ProgressBar('verify pools', limit);
     const report = await evaluateVerify(rows, model, { k, maxCases, seed, method, ...(limit === undefined ? {} : { limit }), ...(samples === undefined ? {} : { samples }), onProgress: (pools) => bar?.update(pools) });

@@ -13,7 +13,8 @@ import { StateTree } from '../state-tree/tree.js';
 import type { ControlFlow } from '../program-analysis/control-flow.js';
 import { FrameConstraint, type FrameRules } from '../model-client/frame-constraint.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
-import { callerOnCallLine, entryState, frameStates, type RunHistory } from '../model-client/kept-values.js';
+import { callerOnCallLine, entryState, frameStates, type RunHistory } from '../semantics/history.js';
+import { StepOracle } from '../semantics/oracle.js';
 
 /** Feeds a frame's text: each special token alone, each payload whole. */
 export function feedText(c: FrameConstraint, text: string): boolean {
@@ -59,12 +60,9 @@ export function impossibleMove(program: ProgramFlow, direction: 'forward' | 'inv
   const land = 'exit' in landing ? { exit: 'value' in landing.exit ? { ...landing.exit, value: truncateRepr(landing.exit.value) } : landing.exit } : { state: truncateState(landing.state) };
   const text = frameText(direction, land, prev, action);
   const { flow, lines, names } = program;
-  const rules: FrameRules = {
-    action, lines, names, flow, prev, prevFunction: prev.stack[prev.stack.length - 1]!.function,
-    ...(history.caller ? { caller: truncateState(history.caller) } : {}),
-    // Only their lines and events are read.
-    ...(history.frameStates ? { frameStates: history.frameStates } : {}),
-  };
+  // The caller as the model sees it; of the frame's states only their lines and events are read.
+  const seen: RunHistory = { ...(history.caller ? { caller: truncateState(history.caller) } : {}), ...(history.frameStates ? { frameStates: history.frameStates } : {}) };
+  const rules: FrameRules = { action, lines, names, prevFunction: prev.stack[prev.stack.length - 1]!.function, oracle: new StepOracle(flow, action, prev, seen) };
   const c = new FrameConstraint(rules);
   return feedText(c, text) && c.done ? null : text;
 }

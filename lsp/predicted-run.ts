@@ -19,6 +19,8 @@ export interface PredictedStep {
     locals: Record<string, number>;
     value?: number;
     frame: number;
+    /** The locals the symbolic stepper decided at this stop, each with its rule: Python's semantics, not the model's guess. */
+    decided?: Record<string, string>;
   };
 }
 
@@ -45,6 +47,8 @@ export interface Assignment {
   value: string;
   /** 0..1; undefined when the value came from the input (certain) or was not written at that stop. */
   confidence?: number;
+  /** The rule that decided the value (semantics/rules/), where the model did not choose it. */
+  decided?: string;
   given: boolean;
 }
 
@@ -88,7 +92,8 @@ export function executions(run: PredictedRun): Execution[] {
 function assignment(step: PredictedStep, name: string, value: string): Assignment {
   const given = step.origin !== 'model';
   const confidence = step.confidence.locals[name];
-  return { name, value, given, ...(given || confidence === undefined ? {} : { confidence }) };
+  const decided = given ? undefined : step.confidence.decided?.[name];
+  return { name, value, given, ...(given || confidence === undefined ? {} : { confidence }), ...(decided ? { decided } : {}) };
 }
 
 /**
@@ -121,9 +126,10 @@ export function describeEnd(run: PredictedRun): string {
   }
 }
 
-/** A percentage for a confidence, `(given)` for the input's values, nothing when unknown. */
-export function confidenceLabel(a: { confidence?: number; given: boolean }): string {
+/** A percentage for a confidence, `(given)` for the input's values, `(decided: RULE)` for a value the symbolic stepper decided, nothing when unknown. */
+export function confidenceLabel(a: { confidence?: number; decided?: string; given: boolean }): string {
   if (a.given) return '(given)';
+  if (a.decided) return `(decided: ${a.decided})`;
   return a.confidence === undefined ? '' : `(${Math.round(a.confidence * 100)}%)`;
 }
 

@@ -127,8 +127,8 @@ async function predict(job: Job, model: NeuralPredictor): Promise<void> {
 
 /** A stop as plain data for the main thread (no guesses, no stats). */
 function stepOf(stop: Stop): PredictedStep {
-  const { locals, value, frame } = stop.confidence;
-  return { state: stop.state, origin: stop.origin, confidence: { locals, ...(value === undefined ? {} : { value }), frame } };
+  const { locals, value, frame, decided } = stop.confidence;
+  return { state: stop.state, origin: stop.origin, confidence: { locals, ...(value === undefined ? {} : { value }), frame, ...(decided ? { decided: decided.locals } : {}) } };
 }
 
 void start();

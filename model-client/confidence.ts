@@ -13,7 +13,8 @@
  * Tokens the grammar forced count as certain, and so do those of a value the rules fix
  * (a literal assigned, a kept immutable, a loop's next element: the state before decides
  * it), and a token shared by two values (BPE may merge `",` with the next key's quote)
- * counts for both.
+ * counts for both. Such a value is also marked `decided`, with the rule that decided it, so
+ * that a user can tell a value Python's semantics fixed from one the model was sure of.
  */
 import type { DecodedFrame } from './decode.js';
 import type { TokenSpan } from './segment.js';
@@ -29,6 +30,8 @@ export interface StateConfidence {
   value?: number;
   /** The whole frame: every token the model chose. */
   frame: number;
+  /** Locals (and the return value) the symbolic stepper decided, each with its rule (semantics/rules/): not the model's. */
+  decided?: { locals: Readonly<Record<string, string>>; value?: string };
 }
 
 export interface ExitConfidence {
@@ -68,6 +71,7 @@ export function stateConfidence(frame: DecodedFrame): StateConfidence {
     locals: Object.fromEntries(spans.locals.map((e) => [e.key, spanProbability(frame, e.span)])),
     ...(spans.value ? { value: spanProbability(frame, spans.value) } : {}),
     frame: frameProbability(frame),
+    ...(Object.keys(frame.decided.locals).length > 0 || frame.decided.value ? { decided: frame.decided } : {}),
   };
 }
 

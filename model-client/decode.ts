@@ -30,7 +30,7 @@
 import type { Head } from '../grammar/layout.js';
 import type { TraceTokenizer } from '../tokenizer/trace-tokenizer.js';
 import { Rng } from '../util/rng.js';
-import { FrameConstraint, type FrameRules, type FrameSpans } from './frame-constraint.js';
+import { type Decisions, FrameConstraint, type FrameRules, type FrameSpans } from './frame-constraint.js';
 import type { KvCache } from './kv-cache.js';
 import type { Logits, ModelSession } from './onnx-session.js';
 import { lookupDraft, structuralDraft } from './draft.js';
@@ -98,6 +98,8 @@ export interface DecodedFrame {
   forced: boolean[];
   head: Head;
   spans: FrameSpans;
+  /** The values the symbolic stepper decided, not the model (FrameConstraint.decisions). */
+  decided: Decisions;
   /**
    * Greedy decoding with drafts only: the prompt and the frame tokens the model has run, with
    * the cache after them, and the frame's rest that it has not run (`ahead`: the last choice
@@ -225,6 +227,7 @@ function outcome(ctx: DecodeContext, row: Row, fed?: DecodedFrame['fed']): Decod
       forced: row.forced,
       head: row.constraint.frameHead!,
       spans: row.constraint.frameSpans,
+      decided: row.constraint.decisions,
       ...(fed ? { fed } : {}),
     },
   };

@@ -23,15 +23,13 @@ import { escapePayload } from '../grammar/escape.js';
 import { HEADS, type Head, type Part, STEP_ACTIONS, frameEnd, headsAfter, layoutOf } from '../grammar/layout.js';
 import type { Action, Event, State } from '../grammar/state.js';
 import { MAX_SOURCE_CHARS, MAX_REPR_CHARS, truncateRepr, truncateText, MAX_LOCALS } from '../grammar/truncate.js';
-import { type ControlFlow, headImpossible, type Landing, runsStatements, type TestExpr } from '../program-analysis/control-flow.js';
-import { bothRules, keptByCaller, keptNames, keptValueRule, type LandingFrame, oneOfTextsRule, sameTextRule } from './kept-values.js';
+import { type ControlFlow, headImpossible, type Landing } from '../program-analysis/control-flow.js';
+import type { FrameAnswer } from '../semantics/facts.js';
+import type { StepOracle } from '../semantics/oracle.js';
 import { type ContentRule, JsonString, KnownNames, type LocalEntry, LocalsSegment, ValueSegment } from './json-constraint.js';
 import { type FrameNames, LocSegment } from './loc-constraint.js';
-import { branchLanding } from './branch-landing.js';
-import { evaluate, mutated, someExpr, testHolds } from './expr-eval.js';
-import { comprehensionCallValues, comprehensionUnbound, comprehensionValue, type LoopBefore, loopBefore, loopLanding, loopValues } from './loop-values.js';
-import { type PyValue, pyRepr, reprValue } from './repr-value.js';
 import { reprRule } from './repr-constraint.js';
+import { bothRules, factRule, oneOfTextsRule } from './value-rules.js';
 import { type Segment, type TokenSpan, cp } from './segment.js';
 
 /** What a frame is predicted from. */
@@ -55,153 +53,15 @@ export interface FrameRules {
   /** A breakpoint's target: the function holding its line (undefined: not known, e.g. a class body). */
   breakpointFunction?: string;
   /**
-   * The program's control flow (control-flow.ts): lines by frame, where the action can land
-   * from `prev`, and a return's value on a line that returns nothing (None). None: not known.
+   * The symbolic stepper for this step (semantics/oracle.ts): the program's control flow
+   * (lines by frame, where the action can land) and what Python's semantics decide of the
+   * frame from the state before and the history. None: the grammar alone.
    */
-  flow?: ControlFlow;
-  /** The state the action is taken from (for `flow`). */
-  prev?: State;
-  /**
-   * Inside a call: the caller's state on the line that made the call, before it (the state
-   * tree's parent of the callee's states), when the history holds it (kept-values.ts); read
-   * from a return (what the caller keeps) and from a comprehension (what it iterates).
-   */
-  caller?: State;
-  /** The frame's states before `prev`, newest first, as far as the history holds them (kept-values.ts frameStates): where a loop came from, how often it went round. */
-  frameStates?: readonly State[];
-  /** The run's latest state in its entry frame alone (kept-values.ts entryState): what a comprehension of the entry's parameters walks, after a jump. */
-  entry?: State;
+  oracle?: StepOracle;
 }
 
 /** No names: nothing known to rule out. */
 const NO_NAMES: ReadonlySet<string> = new Set();
-
-/** Whether a name that held `before` (undefined: unbound) must be written: every value the step decides for it differs. */
-function mustChange(before: string | undefined, stepped: SteppedValues, name: string): boolean {
-  if (before === undefined) return true;
-  const assigned = stepped.assigned?.[name];
-  if (assigned !== undefined) return truncateRepr(assigned) !== before;
-  const next = stepped.iterated?.[name];
-  return next !== undefined && next.every((v) => truncateRepr(v) !== before);
-}
-
-/** What a forward step to a landing decides (FrameConstraint.valuesStepped). */
-interface SteppedValues {
-  /** The names the line just run assigned, with their values' reprs (valuesAssigned). */
-  assigned?: Readonly<Record<string, string>>;
-  /** A loop's targets entering its body, with the elements that may come next (loop-values.ts). */
-  iterated?: Readonly<Record<string, readonly string[]>>;
-}
-
-/**
- * A call's value, received by the line that made it (control_flow.py's `received`): a step
- * from the callee's return event to the caller's next stop (`y = helper(x)` then shows y as
- * the return event showed the value; `return helper(x)` returns it). Only a normal return
- * lands on a line or a return: an exception leaving the callee stops on the caller's
- * exception event first. `landingFunction`: the function of the frame being written.
- */
-export function valueReceived(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame, landingFunction: string | undefined): { name?: string; value: string } | undefined {
-  if (!prev || prev.event !== 'return' || prev.value === undefined || prev.stack.length < 2 || landing.bare) return undefined;
-  if ((action?.kind !== 'step_over' && action?.kind !== 'step_into') || (landing.event !== 'line' && landing.event !== 'return')) return undefined;
-  if (!flow.programNames.localsByCodeOnly) return undefined;
-  const callee = prev.stack[prev.stack.length - 1]!;
-  const caller = prev.stack[prev.stack.length - 2]!;
-  if (caller.function !== landingFunction || !runsStatements(caller.function)) return undefined;
-  const received = flow.received.get(caller.line);
-  if (!received || received.callee !== callee.function) return undefined;
-  if (received.name === undefined) return landing.event === 'return' && landing.line === caller.line ? { value: prev.value } : undefined;
-  return flow.programNames.unstable.has(received.name) ? undefined : { name: received.name, value: prev.value };
-}
-
-/**
- * The names the line just run assigned, with their reprs: a forward step from a line event to
- * the next stop of the same frame (the location bare), after a line that only assigns
- * literals (`acc = []`: ControlFlow.literals) or a name an expression of values the state
- * before shows (`i += 1`, `c = s[i]`: ControlFlow.assigned, evaluated by expr-eval.ts), or
- * changes a local list or dict in place by such values (`xs.append(x)`, `d[k] = v`:
- * ControlFlow.mutated). Not
- * for names declared global or nonlocal (not the frame's locals), nor where the program can
- * reach frames by hand or writes its own reprs.
- */
-function valuesAssigned(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame): Readonly<Record<string, string>> | undefined {
-  if (!prev || prev.event !== 'line' || !landing.bare || (landing.event !== 'line' && landing.event !== 'return')) return undefined;
-  if ((action?.kind !== 'step_over' && action?.kind !== 'step_into') || !flow.programNames.localsByCodeOnly) return undefined;
-  const { unstable } = flow.programNames;
-  const literals = flow.literals.get(prev.line);
-  // A comprehension's frame on the line does not run the line's statement.
-  if (!runsStatements(prev.stack.at(-1)!.function)) return undefined;
-  if (literals) return Object.fromEntries(Object.entries(literals).filter(([name]) => !unstable.has(name)));
-  const assigned = flow.assigned.get(prev.line);
-  if (assigned) {
-    // `if TEST: NAME = EXPR`: where the test fails, the names keep what they held (or stay unbound).
-    const runs = assigned.when === undefined ? true : testHolds(assigned.when, prev.locals, flow.pure);
-    if (runs === undefined) return undefined;
-    // Each value alone: the line ran to its end, so none of them raised.
-    const out: Record<string, string> = {};
-    for (const { name, value } of [assigned, ...(assigned.also ?? [])]) {
-      if (unstable.has(name)) continue;
-      if (!runs) {
-        if (prev.locals[name] !== undefined) out[name] = prev.locals[name]!;
-        continue;
-      }
-      const v = evaluate(value, prev.locals, flow.pure);
-      const repr = v && pyRepr(v);
-      if (repr !== undefined) out[name] = repr;
-    }
-    return Object.keys(out).length > 0 ? out : undefined;
-  }
-  const changed = flow.mutated.get(prev.line);
-  if (!changed || unstable.has(changed.name)) return undefined;
-  const value = mutated(changed, prev.locals, flow.pure);
-  const repr = value && pyRepr(value);
-  return repr === undefined ? undefined : { [changed.name]: repr };
-}
-
-/**
- * Stepping back over a line that only adds to a name (`i += 1`, `s = s + c`, `xs += [x]`), the
- * value the name held before: the value after, less what was added, where the state after
- * shows both (the added part must not read the name). An int less the int added; a str, list
- * or tuple without the suffix added (an int after may have been a bool before, `b += 1` with b
- * True: a case left to this rule's reading, 1, as no program we trace does it). The line
- * binds nothing else, so the added part reads the
- * same values before and after; had the line raised, the landing would be no line of this
- * frame after it, or the added part would raise on these values too.
- */
-function valuesUndone(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame): Readonly<Record<string, string>> | undefined {
-  if (!prev || prev.event !== 'line' || !landing.bare || landing.event !== 'line') return undefined;
-  if ((action?.kind !== 'inv_step_over' && action?.kind !== 'inv_step_into') || !flow.programNames.localsByCodeOnly) return undefined;
-  if (!runsStatements(prev.stack.at(-1)!.function)) return undefined;
-  const assigned = flow.assigned.get(landing.line);
-  const v = assigned?.value;
-  if (!assigned || assigned.also || assigned.when || flow.programNames.unstable.has(assigned.name) || !v || !('binary' in v) || (v.binary !== '+' && v.binary !== '-')) return undefined;
-  const [self, added] = v.operands as [TestExpr, TestExpr];
-  if (!('name' in self) || self.name !== assigned.name || someExpr(added, (x) => 'name' in x && x.name === assigned.name)) return undefined;
-  const after = prev.locals[assigned.name];
-  const now = after === undefined ? undefined : reprValue(after);
-  const part = evaluate(added, prev.locals, flow.pure);
-  const before = now && part && undoAdd(v.binary, now, part);
-  const repr = before && pyRepr(before);
-  return repr === undefined ? undefined : { [assigned.name]: repr };
-}
-
-/** The value `x` with `x OP part` equal to `after`: ints exactly (not floats: rounding), sequences by their suffix. */
-function undoAdd(op: string, after: PyValue, part: PyValue): PyValue | undefined {
-  const isInt = (v: PyValue) => v.type === 'int' || v.type === 'bool';
-  if (after.type === 'int' && isInt(part)) {
-    const n = part.type === 'int' ? part.value : part.type === 'bool' && part.value ? 1n : 0n;
-    return { type: 'int', value: op === '+' ? after.value - n : after.value + n };
-  }
-  if (op !== '+') return undefined;
-  if (after.type === 'str' && part.type === 'str') {
-    const k = after.chars.length - part.chars.length;
-    return k >= 0 && part.chars.every((c, i) => after.chars[k + i] === c) ? { type: 'str', chars: after.chars.slice(0, k) } : undefined;
-  }
-  if ((after.type === 'list' && part.type === 'list') || (after.type === 'tuple' && part.type === 'tuple')) {
-    const k = after.items.length - part.items.length;
-    return k >= 0 && part.items.every((x, i) => pyRepr(after.items[k + i]!) === pyRepr(x) && pyRepr(x) !== undefined) ? { type: after.type, items: after.items.slice(0, k) } : undefined;
-  }
-  return undefined;
-}
 
 const CODE_NAMES = new WeakMap<ControlFlow, Map<string, KnownNames | undefined>>();
 
@@ -221,9 +81,6 @@ function codeNames(flow: ControlFlow | undefined, fn: string): KnownNames | unde
   }
   return byName.get(fn);
 }
-
-/** A return event's value on a line without a return or yield: an exception leaving the frame. */
-const NONE_VALUE = { prefix: (s: string) => 'None'.startsWith(s), complete: (s: string) => s === 'None' };
 
 /** A call frame's required names, as the truncation rule keeps them (the first 11 of more than 12). */
 function requiredCallLocals(params: readonly string[] | undefined): readonly string[] | undefined {
@@ -287,6 +144,12 @@ class SourceSegment implements Segment {
     c.pos = this.pos;
     return c;
   }
+}
+
+/** Which written values a rule decided: name -> the rule (semantics/rules/), and the return value's. */
+export interface Decisions {
+  locals: Readonly<Record<string, string>>;
+  value?: string;
 }
 
 /** Which tokens wrote what, for confidences. */
@@ -368,12 +231,12 @@ export class FrameConstraint {
   private spans: FrameSpans = { head: -1, locals: [] };
   private finished = false;
   private readonly landing: Landing;
-  /** valueReceived for this frame's landing, worked out once (the return's value and the locals both read it); absent: not yet. */
-  private received?: { at: ReturnType<typeof valueReceived> };
+  /** The program's control flow (the oracle's), if any. */
+  private readonly flow: ControlFlow | undefined;
 
   constructor(private readonly rules: FrameRules) {
-    const flow = rules.flow;
-    this.landing = flow ? branchLanding(flow, rules.action, rules.prev, loopLanding(flow, rules.action, rules.prev, rules, flow.landing(rules.action, rules.prev))) : {};
+    this.flow = rules.oracle?.step.flow;
+    this.landing = rules.oracle ? rules.oracle.landing() : {};
     const heads = new Set<string>(headsAfter(rules.action));
     for (const h of heads) {
       const head = HEADS.get(h);
@@ -405,6 +268,23 @@ export class FrameConstraint {
   /** Token spans of the complete frame. */
   get frameSpans(): FrameSpans {
     return this.spans;
+  }
+
+  /**
+   * The written values the symbolic stepper decided, each with the rule that decided it: where
+   * the rule allowed exactly one text, the model chose none of it.
+   */
+  get decisions(): Decisions {
+    const answer = this.decided();
+    if (!answer) return { locals: {} };
+    const locals: Record<string, string> = {};
+    for (const { key } of this.spans.locals) {
+      const fact = answer.value(key);
+      if (fact && factRule(fact)?.only?.length === 1) locals[key] = fact.rule;
+    }
+    const returns = this.head?.kind === 'event' && this.head.event === 'return' ? answer.returns : undefined;
+    const one = returns && new Set(returns.reprs.map((r) => truncateRepr(r))).size === 1;
+    return { locals, ...(one ? { value: returns.rule } : {}) };
   }
 
   /** Accepts a special token; false (and the constraint is then spoiled: test on a clone) if it cannot come here. */
@@ -510,7 +390,7 @@ export class FrameConstraint {
         return new EmptySegment();
       case 'loc': {
         const event = this.head!.kind === 'event' ? this.head!.event : 'call';
-        const flow = rules.flow;
+        const flow = this.flow;
         const landing = this.landing[event];
         // An exception event reports a line that can raise; any other event any line of its frame.
         const frameLines = (name: string) => (event === 'exception' ? flow?.raisesOf(name) : flow?.linesOf(name));
@@ -535,156 +415,39 @@ export class FrameConstraint {
       }
       case 'locals': {
         const call = this.head?.kind === 'event' && this.head.event === 'call';
-        const names = this.function === undefined ? undefined : (rules.localNames?.get(this.function) ?? codeNames(rules.flow, this.function));
-        const back = this.loopStepBack();
-        const unbound = this.unboundNames(back);
+        const names = this.function === undefined ? undefined : (rules.localNames?.get(this.function) ?? codeNames(this.flow, this.function));
+        const decided = this.decided();
+        const unbound = decided?.unbound ?? NO_NAMES;
         // A delta keeps every name of the state before: not where one of them cannot be bound here.
-        const delta = this.bare && !Object.keys(rules.prev?.locals ?? {}).some((n) => unbound.has(n));
-        const stepped = this.valuesStepped();
-        const bound = this.surelyBound(stepped).filter((n) => !unbound.has(n) && (!names || names.all.has(n)));
-        return new LocalsSegment(delta, call ? requiredCallLocals(rules.callLocals?.get(this.line!)) : undefined, names, this.localRule(back, stepped), [...unbound], bound);
+        const delta = this.bare && !Object.keys(rules.oracle?.step.prev?.locals ?? {}).some((n) => unbound.has(n));
+        const bound = (decided?.mustWrite ?? []).filter((n) => !unbound.has(n) && (!names || names.all.has(n)));
+        return new LocalsSegment(delta, call ? requiredCallLocals(rules.callLocals?.get(this.line!)) : undefined, names, this.localRule(decided), [...unbound], bound);
       }
       case 'value': {
-        const fn = this.function;
-        const onlyNone = this.head?.kind === 'event' && this.head.event === 'return' && fn !== undefined && rules.flow !== undefined && !rules.flow.returnsValue(fn, this.line!);
-        if (onlyNone) return new ValueSegment(new JsonString(NONE_VALUE, MAX_REPR_CHARS));
-        const returned = this.head?.kind === 'event' && this.head.event === 'return' && fn !== undefined ? (rules.flow?.returnValues(fn, this.line!) ?? this.valueReturned() ?? this.valueReceived() ?? this.comprehensionReturned()) : undefined;
-        if (returned) return new ValueSegment(new JsonString(oneOfTextsRule(returned.map((text) => truncateRepr(text))), MAX_REPR_CHARS));
+        const returns = this.head?.kind === 'event' && this.head.event === 'return' ? this.decided()?.returns : undefined;
+        if (returns) return new ValueSegment(new JsonString(oneOfTextsRule(returns.reprs.map((text) => truncateRepr(text))), MAX_REPR_CHARS));
         // A return's or an exception's value is a repr too (an exit's is left free).
-        const event = this.head?.kind === 'event' && rules.flow !== undefined && !rules.flow.ownReprs;
+        const event = this.head?.kind === 'event' && this.flow !== undefined && !this.flow.ownReprs;
         return event ? new ValueSegment(new JsonString(reprRule(true), MAX_REPR_CHARS)) : new ValueSegment();
       }
     }
   }
 
-  /**
-   * Names the step surely bound that the state before lacks or held with another value, so
-   * that the locals written (a delta too) must show them: a line that assigns a literal or a value the state decides, a loop's targets
-   * entering its body (a forward step to the frame's next stop), the name a callee's return
-   * value is assigned to, a comprehension's free variables on its call. Not where the frame
-   * is near the cap on locals (a truncated frame keeps only its first names).
-   */
-  private surelyBound(stepped: SteppedValues): string[] {
-    const { prev, caller } = this.rules;
-    const names = [...new Set([...Object.keys(stepped.assigned ?? {}), ...Object.keys(stepped.iterated ?? {})])];
-    if (!prev || names.length === 0) return [];
-    // The same frame: a name it held before is written only where its value changed (a delta
-    // keeps the rest), so it is required only where every value it may now hold differs.
-    if (this.bare) return Object.keys(prev.locals).length >= MAX_LOCALS - 2 ? [] : names.filter((n) => mustChange(prev.locals[n], stepped, n));
-    // A new comprehension's frame holds only these; the caller a callee returned to, what its state on the call line showed and the name the line binds.
-    const held = this.head?.kind === 'event' && this.head.event === 'call' ? names.length : caller && caller.line === prev.stack[prev.stack.length - 2]?.line ? Object.keys(caller.locals).length + 1 : undefined;
-    return held === undefined || held >= MAX_LOCALS - 2 ? [] : names;
+  /** What the symbolic stepper decides of the frame being written, once its head and location are read (undefined: no stepper, or an exit). */
+  private decided(): FrameAnswer | undefined {
+    const oracle = this.rules.oracle;
+    if (!oracle || this.head?.kind !== 'event') return undefined;
+    return oracle.frame({ event: this.head.event, line: this.line!, bare: this.bare, function: this.function });
   }
 
-  /**
-   * What the step forward to this landing decides, worked out once per frame for both the
-   * names it surely binds and their values: an assignment's value, a loop's next element.
-   */
-  private valuesStepped(): SteppedValues {
-    const { flow, action, prev } = this.rules;
-    const landing = this.landingFrame();
-    if (!flow || !landing) return {};
-    const received = this.callValueReceived();
-    const assigned =
-      valuesAssigned(flow, action, prev, landing) ?? (received?.name === undefined ? undefined : { [received.name]: received.value }) ?? comprehensionCallValues(flow, action, prev, landing, this.function);
-    const iterated = loopValues(flow, action, prev, this.rules, landing);
-    return { ...(assigned ? { assigned } : {}), ...(iterated ? { iterated } : {}) };
-  }
-
-  /**
-   * The value a return lands with, decided by the state before: a step from the line event of
-   * a line that is only `return EXPR` (ControlFlow.returned) to its return, where the state
-   * shows every value EXPR reads (expr-eval.ts; its evaluation raising nothing, no exception
-   * can pass through).
-   */
-  private valueReturned(): string[] | undefined {
-    const { flow, action, prev } = this.rules;
-    if (!flow?.programNames.localsByCodeOnly || !prev || prev.event !== 'line' || prev.line !== this.line || !this.bare) return undefined;
-    if (!runsStatements(prev.stack.at(-1)!.function)) return undefined;
-    if (action?.kind !== 'step_over' && action?.kind !== 'step_into') return undefined;
-    const expr = flow.returned.get(this.line);
-    const value = expr && evaluate(expr, prev.locals, flow.pure);
-    const repr = value && pyRepr(value);
-    return repr === undefined ? undefined : [repr];
-  }
-
-  /** What a list comprehension's frame returns, decided by its caller's values (loop-values.ts comprehensionValue). */
-  private comprehensionReturned(): string[] | undefined {
-    const { flow, action, prev } = this.rules;
-    const landing = this.landingFrame();
-    const value = flow && landing && comprehensionValue(flow, action, prev, this.rules, landing);
-    return value === undefined ? undefined : [value];
-  }
-
-  /** The value a return lands with that a callee's return just gave the line (`return helper(x)`: valueReceived). */
-  private valueReceived(): string[] | undefined {
-    const received = this.callValueReceived();
-    return received && received.name === undefined ? [received.value] : undefined;
-  }
-
-  /** valueReceived at this frame's landing, once its head is read. */
-  private callValueReceived(): ReturnType<typeof valueReceived> {
-    const { flow, action, prev } = this.rules;
-    const landing = this.landingFrame();
-    if (!flow || !landing) return undefined;
-    this.received ??= { at: valueReceived(flow, action, prev, landing, this.function) };
-    return this.received.at;
-  }
-
-  /**
-   * Names the frame cannot hold on a stop before its line runs (a line event): bound only on
-   * lines that cannot have run yet in this call (ControlFlow.unboundBefore); stepping back
-   * over a loop's first iteration, its targets (loop-values.ts).
-   */
-  private unboundNames(back: LoopBefore | undefined): ReadonlySet<string> {
-    const { flow, action, prev } = this.rules;
-    const landing = this.landingFrame();
-    if (!flow || this.function === undefined || !landing) return NO_NAMES;
-    const targets = comprehensionUnbound(flow, action, prev, landing, this.function);
-    if (targets.length > 0) return new Set(targets);
-    if (landing.event !== 'line' && landing.event !== 'line_call') return NO_NAMES;
-    const unbound = flow.unboundBefore(this.function, this.line!);
-    return back && back.unbound.size > 0 ? new Set([...unbound, ...back.unbound]) : unbound;
-  }
-
-  /** Stepping back over a loop's iteration, what its targets held before it (loop-values.ts), for the locals being written. */
-  private loopStepBack(): LoopBefore | undefined {
-    const { flow, action, prev } = this.rules;
-    const landing = this.landingFrame();
-    return flow && landing && loopBefore(flow, action, prev, landing);
-  }
-
-  /** Where the frame being written stops, once its head is an event: what the value rules take as the landing. */
-  private landingFrame(): LandingFrame | undefined {
-    return this.head?.kind === 'event' ? { event: this.head.event, line: this.line!, bare: this.bare } : undefined;
-  }
-
-  /**
-   * What each local's repr may be: a value's; where the step cannot rebind it, what it was
-   * (kept-values.ts); where the line just run assigned it a literal or a value the state before
-   * decides (`i += 1`), that value's repr;
-   * where it ran a loop's iteration, the element that comes next, and stepping back over
-   * one, the element before (loop-values.ts).
-   */
-  private localRule(back: LoopBefore | undefined, stepped: SteppedValues): (name: string) => ContentRule {
-    const { flow, action, prev } = this.rules;
-    const repr = reprRule(flow !== undefined && !flow.ownReprs);
-    const landing = this.landingFrame();
-    if (!flow || !landing) return () => repr;
-    const byCaller = keptByCaller(flow, action, prev, this.rules.caller, landing);
-    const kept = byCaller ?? keptNames(flow, action, prev, landing);
-    const reference = byCaller ? this.rules.caller : prev;
-    const assigned = stepped.assigned ?? valuesUndone(flow, action, prev, landing);
-    const iterated = stepped.iterated ?? back?.values;
-    if (!kept && !assigned && !iterated) return () => repr;
+  /** What each local's repr may be: a value's, narrowed by the fact the stepper decides for the name (value-rules.ts). */
+  private localRule(decided: FrameAnswer | undefined): (name: string) => ContentRule {
+    const repr = reprRule(this.flow !== undefined && !this.flow.ownReprs);
+    if (!decided) return () => repr;
     return (name) => {
-      const literal = assigned?.[name];
-      if (literal !== undefined) return bothRules(repr, sameTextRule(truncateRepr(literal)));
-      const next = iterated?.[name];
-      if (next !== undefined) return bothRules(repr, oneOfTextsRule(next.map((text) => truncateRepr(text))));
-      const before = reference!.locals[name];
-      const keep = before !== undefined && kept?.(name) ? keptValueRule(before) : undefined;
-      return keep ? bothRules(repr, keep) : repr;
+      const fact = decided.value(name);
+      const rule = fact && factRule(fact);
+      return rule ? bothRules(repr, rule) : repr;
     };
   }
 

@@ -274,7 +274,7 @@ export class LocalsSegment implements Segment {
     private readonly required?: readonly string[],
     /** The names the frame's function can hold; undefined: any identifier (module, class body, lambda…). */
     private readonly names?: KnownNames,
-    /** What each name's repr may be (repr-constraint.ts, kept-values.ts); by default any text. */
+    /** What each name's repr may be (repr-constraint.ts, value-rules.ts); by default any text. */
     private readonly valueRule: (name: string) => ContentRule = () => ANY,
     /** Names the frame cannot hold here (ControlFlow.unboundBefore): never written, as if taken. */
     private readonly unbound: readonly string[] = [],

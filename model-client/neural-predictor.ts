@@ -28,7 +28,9 @@ import { KnownNames } from './json-constraint.js';
 import { PrefixCache, type PrefilledPrompt } from './prefix-cache.js';
 import { type FunctionInfo, programInfo, type ProgramInfo } from '../program-analysis/program-info.js';
 import { guessFrame } from './frame-guess.js';
-import { callerOnCallLine, entryState, frameStates } from './kept-values.js';
+import { historyAt, type RunHistory } from '../semantics/history.js';
+import { StepOracle } from '../semantics/oracle.js';
+import { ALL_RULES, type RuleSelection } from '../semantics/rule.js';
 import { DEFAULT_MAX_PROMPT_STEPS, directionOf, historyText, slideStarts, windowStarts } from './prompt.js';
 import { type HistoryEntry, historySteps, type PredictOptions, type Prediction, type Predictor, type StartOptions } from './predictor.js';
 import { ContextOverflowError, ModelSession, type ModelSessionOptions } from './onnx-session.js';
@@ -59,11 +61,12 @@ export interface NeuralPredictorOptions extends LoadModelFolderOptions, ModelSes
    */
   draftTokens?: number;
   /**
-   * Constrain stops by the program's control flow (program-analysis/control-flow.ts; default true). false
-   * decodes with the grammar alone: `ndb eval states --no-control-flow` measures the
-   * impossible stops the constraint removes.
+   * The symbolic stepper's rule families on (semantics/rule.ts; default all): `control-flow`
+   * constrains stops by the program's bytecode, the value families decide what the state
+   * before decides; none decodes with the grammar alone. `--rules` on `ndb eval` and
+   * `ndb debug` measures what each family buys.
    */
-  controlFlow?: boolean;
+  rules?: RuleSelection;
 }
 
 interface Program {
@@ -260,7 +263,7 @@ export class NeuralPredictor implements Predictor {
   /** Runs the program's tokens (the prompt cache) and reads its signatures and control flow; the program becomes the one predicted. */
   private async loadProgram(program: string, contextIds: number[]): Promise<PrefilledPrompt> {
     const lines = sourceLines(program);
-    const [context, info, flow] = await Promise.all([this.prefix.prompt(contextIds), programInfo(program), this.opts.controlFlow === false ? null : ControlFlow.of(program).catch(() => null)]);
+    const [context, info, flow] = await Promise.all([this.prefix.prompt(contextIds), programInfo(program), !this.ruleSelection.has('control-flow') ? null : ControlFlow.of(program).catch(() => null)]);
     this.program = { text: program, lines, names: FrameNames.ofProgram(lines), ...signaturesOf(info), info, flow, contextIds };
     return context;
   }
@@ -306,9 +309,7 @@ export class NeuralPredictor implements Predictor {
     const frame = guessFrame(directionOf(steps[steps.length - 1]!), steps, action, program.info, program.lines);
     // A guess must agree with the start the action fixes; its first draft is what follows that.
     const guess = frame && (start === null || frame.start.startsWith(start)) ? { start: continuation(this.tokenizer.encode(frame.start), given), whole: this.tokenizer.encode(frame.whole) } : undefined;
-    const caller = callerOnCallLine(steps, steps.length - 1);
-    const entry = entryState(steps, steps.length - 1);
-    const rules = { ...this.rules(action, prev), ...(caller ? { caller } : {}), ...(entry ? { entry } : {}), frameStates: frameStates(steps, steps.length - 1) };
+    const rules = this.rules(action, prev, historyAt(steps, steps.length - 1));
     const prediction = await this.decode({ ids: [...ids, ...given], rules, prev, given, started, passes, prefilled: 0, ...(guess ? { guess } : {}) }, opts);
     this.upcoming = prediction.kind === 'state' ? { steps, state: prediction.state } : null;
     return prediction;
@@ -374,7 +375,12 @@ export class NeuralPredictor implements Predictor {
     return `${TOKENS.invCallSep}${TOKENS.locSep}${outer}${innermost.function}:${line}${TOKENS.srcSep}`;
   }
 
-  private rules(action: Action | null, prev?: State): FrameRules {
+  /** The rule families on. */
+  private get ruleSelection(): RuleSelection {
+    return this.opts.rules ?? ALL_RULES;
+  }
+
+  private rules(action: Action | null, prev?: State, history?: RunHistory): FrameRules {
     const { lines, names, callLocals, callLines, localNames, info, flow } = this.program!;
     const target = action?.kind === 'breakpoint' ? breakpointFunction(info, lines, action.line) : undefined;
     return {
@@ -386,7 +392,7 @@ export class NeuralPredictor implements Predictor {
       localNames,
       ...(prev ? { prevFunction: prev.stack[prev.stack.length - 1]!.function } : {}),
       ...(target ? { breakpointFunction: target } : {}),
-      ...(flow ? { flow, ...(prev ? { prev } : {}) } : {}),
+      ...(flow ? { oracle: new StepOracle(flow, action, prev, history, this.ruleSelection) } : {}),
     };
   }
 

@@ -15,12 +15,12 @@
  *
  * And on values: a return event on a line with no return or yield instruction is an
  * exception leaving the frame, whose value is `None` (returnsValue()); the names each line
- * binds, for kept-values.ts; the names a frame cannot hold yet before a line
+ * binds, for semantics/rules/kept.ts; the names a frame cannot hold yet before a line
  * (unboundBefore()); the repr a line that only assigns literals gives each name (`literals`);
- * where a loop target's next value comes from (`loops`, model-client/loop-values.ts); the
+ * where a loop target's next value comes from (`loops`, semantics/rules/loop.ts); the
  * value a line that is only `return LITERAL` returns (returnValues()); the `if` and `while`
- * tests a state decides (`branches`, model-client/branch-landing.ts) and the values of
- * assignments and returns it decides (`assigned`, `returned`, model-client/expr-eval.ts).
+ * tests a state decides (`branches`, semantics/rules/branch.ts) and the values of
+ * assignments and returns it decides (`assigned`, `returned`, semantics/expr-eval.ts).
  * A line event never lands on a function's first line that carries only its preamble
  * (`quiet`), and stepping back reaches the call only from a line a call can run first.
  *
@@ -246,7 +246,7 @@ export class ControlFlow {
     readonly loops: ReadonlyMap<number, readonly Loop[]> = new Map(),
     /** Line -> the repr a line that is only `return LITERAL` returns (control_flow.py's `returns_literal`). */
     readonly returnsLiteral: ReadonlyMap<number, string> = new Map(),
-    /** Line -> the `if`/`elif`/`while` test a state decides there (control_flow.py's `branches`, model-client/branch-landing.ts). */
+    /** Line -> the `if`/`elif`/`while` test a state decides there (control_flow.py's `branches`, semantics/rules/branch.ts). */
     readonly branches: ReadonlyMap<number, Branch> = new Map(),
     /** Line -> the name it assigns and the expression of shown values it assigns (control_flow.py's `assigned`). */
     readonly assigned: ReadonlyMap<number, Assigned> = new Map(),

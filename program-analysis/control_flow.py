@@ -68,7 +68,7 @@ and, for the whole program:
                  a target, so the target's value on the header is the element it was bound to.
                  A comprehension's `settled`: what it iterates is read only from parameters of
                  the function it sits in that nothing there rebinds or changes, so any state of
-                 that call shows the values it walks (model-client/loop-values.ts uses the
+                 that call shows the values it walks (semantics/rules/loop.ts uses the
                  run's entry state after a jump that hides the caller's state on the line).
                  A list comprehension's `value`: the comprehension as an expression (as
                  `branches`' tests), which the caller's locals on its line decide: what the
@@ -573,7 +573,7 @@ def loop_lines(tree, rebound, pure=frozenset(), free=None):
                          and (l['kind'] == 'for' or comprehensions[(line, l['kind'])] == 1)])}
 
 
-# A test's parts: what it may compare and compute (model-client/expr-eval.ts evaluates them).
+# A test's parts: what it may compare and compute (semantics/expr-eval.ts evaluates them).
 COMPARE_OPS = {ast.Eq: '==', ast.NotEq: '!=', ast.Lt: '<', ast.LtE: '<=', ast.Gt: '>', ast.GtE: '>=', ast.In: 'in',
                ast.NotIn: 'not in', ast.Is: 'is', ast.IsNot: 'is not'}
 BINARY_OPS = {ast.Add: '+', ast.Sub: '-', ast.Mult: '*', ast.FloorDiv: '//', ast.Mod: '%', ast.Div: '/', ast.Pow: '**',
@@ -783,7 +783,7 @@ def mutated_lines(tree, statements, rebound, pure):
     """line -> {name, op, args} for a line that only changes a local list or dict in place by values a
     state shows: `NAME.append(X)`, `NAME.extend(X)`, `NAME.insert(I, X)`, `NAME.pop()` (its result
     unused), `NAME[K] = X` (op `setitem`, args [K, X]). What NAME shows after is the state
-    before's value so changed (model-client/expr-eval.ts's mutated)."""
+    before's value so changed (semantics/expr-eval.ts's mutated)."""
     if not program_tests_values(tree, rebound):
         return {}
     out = {}

@@ -17,8 +17,9 @@ import { TOKENS as L } from '../grammar/tokens.js';
 import { ControlFlow } from '../program-analysis/control-flow.js';
 import { checkTree, feedText } from '../evaluation/control-flow-check.js';
 import { FrameConstraint } from '../model-client/frame-constraint.js';
+import { StepOracle } from '../semantics/oracle.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
-import { callerOnCallLine, frameStates } from '../model-client/kept-values.js';
+import { callerOnCallLine, frameStates } from '../semantics/history.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { StateTree } from '../state-tree/tree.js';
 import { sourceLines } from '../python/source.js';
@@ -64,7 +65,7 @@ function state(event: State['event'], stack: [string, number][], extra: Partial<
 
 /** Whether the frame text passes the constraint with the control flow, from `prev` by `action`. */
 function allowed(prev: State, action: Action, text: string, withFlow = true): boolean {
-  const c = new FrameConstraint({ action, lines, names: FrameNames.ofProgram(lines), prevFunction: prev.stack[prev.stack.length - 1]!.function, ...(withFlow ? { flow, prev } : {}) });
+  const c = new FrameConstraint({ action, lines, names: FrameNames.ofProgram(lines), prevFunction: prev.stack[prev.stack.length - 1]!.function, ...(withFlow ? { oracle: new StepOracle(flow, action, prev) } : {}) });
   return feedText(c, text) && c.done;
 }
 
@@ -216,7 +217,7 @@ describe('names a line cannot have bound yet', () => {
     // Without the control flow, both are the model's to choose.
     expect(allowed(at15, back, inv14('{"..": ".."}'), false)).toBe(true);
     // The decoder tries each token on a copy of the constraint: the copy refuses the name too.
-    const c = new FrameConstraint({ action: back, lines, names: FrameNames.ofProgram(lines), prevFunction: 'main', flow, prev: at15 });
+    const c = new FrameConstraint({ action: back, lines, names: FrameNames.ofProgram(lines), prevFunction: 'main', oracle: new StepOracle(flow, back, at15) });
     expect(feedText(c, `${L.invLineSep}${L.locSep}14${L.argSep}{"data": "[1, 2, 3, 4]", `)).toBe(true);
     expect(c.clone().pushBytes(new TextEncoder().encode('"label"'))).toBe(false);
     expect(c.clone().pushBytes(new TextEncoder().encode('"t"'))).toBe(true);
@@ -233,7 +234,7 @@ describe('names a line cannot have bound yet', () => {
     const prev: State = { event: 'line', line: 3, source: compLines[2]!, stack: [{ function: 'f', line: 3 }, { function: '<listcomp>', line: 3 }], locals: { n: '2', x: '1' } };
     const next = (locals: string) => `${L.lineSep}${L.locSep}3${L.argSep}${locals}${L.srcSep}${compLines[2]}${L.actionSep}`;
     const ok = (locals: string) => {
-      const c = new FrameConstraint({ action: { kind: 'step_over' }, lines: compLines, names: FrameNames.ofProgram(compLines), prevFunction: '<listcomp>', flow: compFlow, prev });
+      const c = new FrameConstraint({ action: { kind: 'step_over' }, lines: compLines, names: FrameNames.ofProgram(compLines), prevFunction: '<listcomp>', oracle: new StepOracle(compFlow, { kind: 'step_over' }, prev) });
       return feedText(c, next(locals)) && c.done;
     };
     expect(ok('{"n": "2", "x": "3"}')).toBe(true);
@@ -248,7 +249,7 @@ describe('a loop binds the next element of what it iterates', () => {
   const next = (n: number, locals: string) => `${L.lineSep}${L.locSep}${n}${L.argSep}${locals}${L.srcSep}${lines[n - 1]}${L.actionSep}`;
   const ok = async (prev: State, text: string, caller?: State, program = source, action: Action = { kind: 'step_over' }, earlier?: State[]) => {
     const progLines = sourceLines(program);
-    const c = new FrameConstraint({ action, lines: progLines, names: FrameNames.ofProgram(progLines), prevFunction: prev.stack[prev.stack.length - 1]!.function, flow: (await ControlFlow.of(program))!, prev, ...(caller ? { caller } : {}), ...(earlier ? { frameStates: earlier } : {}) });
+    const c = new FrameConstraint({ action, lines: progLines, names: FrameNames.ofProgram(progLines), prevFunction: prev.stack[prev.stack.length - 1]!.function, oracle: new StepOracle((await ControlFlow.of(program))!, action, prev, { ...(caller ? { caller } : {}), ...(earlier ? { frameStates: earlier } : {}) }) });
     return feedText(c, text) && c.done;
   };
 
@@ -313,13 +314,13 @@ describe('a loop binds the next element of what it iterates', () => {
 
   it("a value the rules fix is pinned: its tokens count as certain in the value's confidence", async () => {
     const lines2 = sourceLines(source);
-    const c = new FrameConstraint({ action: { kind: 'step_over' }, lines: lines2, names: FrameNames.ofProgram(lines2), prevFunction: 'f', flow: (await ControlFlow.of(source))!, prev: at(2, {}) });
+    const c = new FrameConstraint({ action: { kind: 'step_over' }, lines: lines2, names: FrameNames.ofProgram(lines2), prevFunction: 'f', oracle: new StepOracle((await ControlFlow.of(source))!, { kind: 'step_over' }, at(2, {})) });
     expect(feedText(c, `${L.lineSep}${L.locSep}3${L.argSep}{"..": "..", "x": "`)).toBe(true);
     expect(c.pinned).toBe(true);
     expect(feedText(c, '3"')).toBe(true);
     expect(c.pinned).toBe(false);
     // 3 comes twice in xs: after it, 5 or 7; the model chooses, its probability counts.
-    const d = new FrameConstraint({ action: { kind: 'step_over' }, lines: lines2, names: FrameNames.ofProgram(lines2), prevFunction: 'f', flow: (await ControlFlow.of(source))!, prev: at(2, { x: '3' }) });
+    const d = new FrameConstraint({ action: { kind: 'step_over' }, lines: lines2, names: FrameNames.ofProgram(lines2), prevFunction: 'f', oracle: new StepOracle((await ControlFlow.of(source))!, { kind: 'step_over' }, at(2, { x: '3' })) });
     expect(feedText(d, `${L.lineSep}${L.locSep}3${L.argSep}{"..": "..", "x": "`)).toBe(true);
     expect(d.pinned).toBe(false);
   });
@@ -353,7 +354,7 @@ describe('a loop binds the next element of what it iterates', () => {
     const callerAt2: State = { event: 'line', line: 2, source: progLines[1]!, stack: [{ function: 'f', line: 2 }], locals: { xs: '[3, 5, 3]', k: '5' } };
     const comp = (event: 'call' | 'line', locals: Record<string, string>): State => ({ event, line: 2, source: progLines[1]!, stack: [{ function: 'f', line: 2 }, { function: '<listcomp>', line: 2 }], locals });
     const check = async (prev: State, text: string, frameStates: State[], action: Action = { kind: 'step_over' }) => {
-      const c = new FrameConstraint({ action, lines: progLines, names: FrameNames.ofProgram(progLines), prevFunction: prev.stack[prev.stack.length - 1]!.function, flow: (await ControlFlow.of(program))!, prev, caller: callerAt2, frameStates });
+      const c = new FrameConstraint({ action, lines: progLines, names: FrameNames.ofProgram(progLines), prevFunction: prev.stack[prev.stack.length - 1]!.function, oracle: new StepOracle((await ControlFlow.of(program))!, action, prev, { caller: callerAt2, frameStates }) });
       return feedText(c, text) && c.done;
     };
     const line = (locals: string) => `${L.lineSep}${L.locSep}2${L.argSep}${locals}${L.srcSep}${progLines[1]}${L.actionSep}`;
@@ -376,7 +377,7 @@ describe('a loop binds the next element of what it iterates', () => {
     const comp = (program: string, locals: Record<string, string>): State => ({ event: 'line', line: 6, source: sourceLines(program)[5]!, stack: [{ function: 'f', line: 6 }, { function: '<listcomp>', line: 6 }], locals });
     const check = async (program: string, prev: State, text: string, entry: State) => {
       const progLines = sourceLines(program);
-      const c = new FrameConstraint({ action: { kind: 'step_over' }, lines: progLines, names: FrameNames.ofProgram(progLines), prevFunction: '<listcomp>', flow: (await ControlFlow.of(program))!, prev, entry });
+      const c = new FrameConstraint({ action: { kind: 'step_over' }, lines: progLines, names: FrameNames.ofProgram(progLines), prevFunction: '<listcomp>', oracle: new StepOracle((await ControlFlow.of(program))!, { kind: 'step_over' }, prev, { entry }) });
       return feedText(c, text) && c.done;
     };
     // The history holds f's call (its first state), not its state on line 6: `s` is a parameter f never changes.
@@ -434,7 +435,7 @@ describe('`return LITERAL` returns that literal, `return EXPR` the value the sta
   const program = "def r(n):\n    if n:\n        return (1, 'a')\n    return\n\ndef s(t, k):\n    return t[k:] + '!'\n";
   const okReturn = async (prev: State, text: string) => {
     const lines = sourceLines(program);
-    const c = new FrameConstraint({ action: { kind: 'step_over' }, lines, names: FrameNames.ofProgram(lines), prevFunction: prev.stack[prev.stack.length - 1]!.function, flow: (await ControlFlow.of(program))!, prev });
+    const c = new FrameConstraint({ action: { kind: 'step_over' }, lines, names: FrameNames.ofProgram(lines), prevFunction: prev.stack[prev.stack.length - 1]!.function, oracle: new StepOracle((await ControlFlow.of(program))!, { kind: 'step_over' }, prev) });
     return feedText(c, text) && c.done;
   };
 
@@ -468,7 +469,7 @@ describe('a value assigned (a literal, or one the state before decides) is that 
   const next = (n: number, locals: string) => `${L.lineSep}${L.locSep}${n}${L.argSep}${locals}${L.srcSep}${litLines[n - 1]}${L.actionSep}`;
   const ok = async (prev: State, action: Action, text: string, program = source) => {
     const lines = sourceLines(program);
-    const c = new FrameConstraint({ action, lines, names: FrameNames.ofProgram(lines), prevFunction: 'f', flow: (await ControlFlow.of(program))!, prev });
+    const c = new FrameConstraint({ action, lines, names: FrameNames.ofProgram(lines), prevFunction: 'f', oracle: new StepOracle((await ControlFlow.of(program))!, action, prev) });
     return feedText(c, text) && c.done;
   };
 
@@ -506,7 +507,7 @@ describe('a value assigned (a literal, or one the state before decides) is that 
     // y must be shown where the history holds the caller's state on the call line (how many locals its frame has): the line bound it.
     const callerAt5: State = { event: 'line', line: 5, source: lines[4]!, stack: [{ function: 'f', line: 5 }], locals: { x: '1' } };
     const withCaller = async (text: string) => {
-      const c = new FrameConstraint({ action: { kind: 'step_into' }, lines, names: FrameNames.ofProgram(lines), prevFunction: 'h', flow: (await ControlFlow.of(program))!, prev: returning(5, '2'), caller: callerAt5 });
+      const c = new FrameConstraint({ action: { kind: 'step_into' }, lines, names: FrameNames.ofProgram(lines), prevFunction: 'h', oracle: new StepOracle((await ControlFlow.of(program))!, { kind: 'step_into' }, returning(5, '2'), { caller: callerAt5 }) });
       return feedText(c, text) && c.done;
     };
     expect(await withCaller(line(6, '{"x": "1"}'))).toBe(false);
@@ -601,12 +602,12 @@ describe('a value assigned (a literal, or one the state before decides) is that 
     expect(callerOnCallLine([{ ...steps[0]!, action: { kind: 'breakpoint', line: 2, source: lines[1]! } }, ...steps.slice(1)], 3)).toBeUndefined();
     const landing = (locals: string) => `${L.lineSep}${L.locSep}f:6${L.argSep}${locals}${L.srcSep}${lines[5]}${L.actionSep}`;
     const okFrom = (locals: string, caller?: State) => {
-      const c = new FrameConstraint({ action: { kind: 'step_over' }, lines, names: FrameNames.ofProgram(lines), prevFunction: 'g', flow: flowG, prev: ret, ...(caller ? { caller } : {}) });
+      const c = new FrameConstraint({ action: { kind: 'step_over' }, lines, names: FrameNames.ofProgram(lines), prevFunction: 'g', oracle: new StepOracle(flowG, { kind: 'step_over' }, ret, { ...(caller ? { caller } : {}) }) });
       return feedText(c, landing(locals)) && c.done;
     };
     expect(okFrom(`{"a": "1", "s": "'x'", "b": "2"}`, callLine)).toBe(true);
     expect(okFrom(`{"a": "1", "s": "'y'", "b": "2"}`, callLine)).toBe(false);
-    // b is the call line's own: the value g's return showed (valueReceived), nothing else.
+    // b is the call line's own: the value g's return showed (semantics/rules/received.ts), nothing else.
     expect(okFrom(`{"a": "1", "s": "'x'", "b": "3"}`, callLine)).toBe(false);
     expect(okFrom(`{"a": "1", "s": "'x'", "b": "2"}`, callLine)).toBe(true);
     expect(okFrom(`{"a": "1", "s": "'y'", "b": "2"}`)).toBe(true);
@@ -631,7 +632,7 @@ describe('values are values', () => {
     expect(allowed(prev, over, withLocal(bad), false)).toBe(true);
     expect(allowed(prev, over, withLocal(bad))).toBe(false);
     // Refused at its `)`, not after the string: the prefix up to it passes.
-    const c = new FrameConstraint({ action: over, lines, names: FrameNames.ofProgram(lines), prevFunction: 'main', flow, prev });
+    const c = new FrameConstraint({ action: over, lines, names: FrameNames.ofProgram(lines), prevFunction: 'main', oracle: new StepOracle(flow, over, prev) });
     expect(feedText(c, `${L.lineSep}${L.locSep}15${L.argSep}{"..": "..", "label": "{'ann', '31'`)).toBe(true);
     expect(c.clone().pushBytes(new TextEncoder().encode(')'))).toBe(false);
     expect(c.clone().pushBytes(new TextEncoder().encode('}'))).toBe(true);
@@ -643,7 +644,7 @@ describe('values are values', () => {
       expect(allowed(prev, over, withLocal(r)), r).toBe(false);
     }
     // Refused at the character that cannot follow, not at the closing quote.
-    const c = new FrameConstraint({ action: over, lines, names: FrameNames.ofProgram(lines), prevFunction: 'main', flow, prev });
+    const c = new FrameConstraint({ action: over, lines, names: FrameNames.ofProgram(lines), prevFunction: 'main', oracle: new StepOracle(flow, over, prev) });
     expect(feedText(c, `${L.lineSep}${L.locSep}15${L.argSep}{"..": "..", "label": "[1`)).toBe(true);
     expect(c.clone().pushBytes(new TextEncoder().encode(' 2'))).toBe(false);
     expect(c.clone().pushBytes(new TextEncoder().encode(', 2'))).toBe(true);
@@ -653,7 +654,7 @@ describe('values are values', () => {
     // The shipped model wrote `re.sub('[\\W_]+', '', So | ..` on MBPP 727: `..` passed as the
     // start of `...`, which a union cannot hold, so no token could follow.
     for (const r of ["re.sub('x', So | .", 'int | [', '1+[', '(1+.']) {
-      const c = new FrameConstraint({ action: over, lines, names: FrameNames.ofProgram(lines), prevFunction: 'main', flow, prev });
+      const c = new FrameConstraint({ action: over, lines, names: FrameNames.ofProgram(lines), prevFunction: 'main', oracle: new StepOracle(flow, over, prev) });
       expect(feedText(c, `${L.lineSep}${L.locSep}15${L.argSep}{"..": "..", "label": "${r.slice(0, -1)}`), r).toBe(true);
       expect(c.clone().pushBytes(new TextEncoder().encode(r.slice(-1))), r).toBe(false);
     }

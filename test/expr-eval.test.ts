@@ -1,6 +1,6 @@
 /**
- * Expressions decided from a state (model-client/expr-eval.ts, repr-value.ts,
- * branch-landing.ts, and control_flow.py's `branches` and `assigned`): checked against Python
+ * Expressions decided from a state (semantics/expr-eval.ts, repr-value.ts,
+ * rules/branch.ts, and control_flow.py's `branches` and `assigned`): checked against Python
  * itself. Python evaluates thousands of random expressions on random values; wherever a test
  * is decided it must be as Python finds it, and a value written must be Python's repr of it;
  * wherever Python raises nothing may be decided. Then the landing: from the header the step
@@ -9,9 +9,10 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { State } from '../grammar/state.js';
-import { branchLanding } from '../model-client/branch-landing.js';
-import { evaluate, mutated, testHolds } from '../model-client/expr-eval.js';
-import { pyRepr } from '../model-client/repr-value.js';
+import { branch } from '../semantics/rules/branch.js';
+import { Step } from '../semantics/step.js';
+import { evaluate, mutated, testHolds } from '../semantics/expr-eval.js';
+import { pyRepr } from '../semantics/repr-value.js';
 import { ControlFlow, type Mutated, type TestExpr } from '../program-analysis/control-flow.js';
 import { pythonExecutable } from '../python/python-helper.js';
 
@@ -223,7 +224,7 @@ describe('branch landing', () => {
 
   it('steps into the body exactly when the test holds', async () => {
     const flow = (await ControlFlow.of(PROGRAM))!;
-    const step = (state: State) => branchLanding(flow, { kind: 'step_over' }, state, flow.landing({ kind: 'step_over' }, state));
+    const step = (state: State) => branch.landing!(new Step(flow, { kind: 'step_over' }, state), flow.landing({ kind: 'step_over' }, state));
     expect([...step(at(3, { s: "'ab c'", n: '2', i: '0' })).line!.bare!]).toEqual([4]);
     expect([...step(at(3, { s: "'ab c'", n: '2', i: '2' })).line!.bare!]).toEqual([5]);
     expect([...step(at(5, { s: "''", n: '3', i: '0' })).line!.bare!]).toEqual([7]);
@@ -248,10 +249,10 @@ describe('branch landing', () => {
     // Beside a lambda (no def, no name of its own).
     expect((await ControlFlow.of('g = lambda x: x\ndef h(y):\n    return y\n'))!.pure.has('h')).toBe(true);
     const state: State = { event: 'line', line: 7, source: '', stack: [{ function: 'count', line: 7 }], locals: { s: "'berry'", t: "'r'" } };
-    const over = branchLanding(flow, { kind: 'step_over' }, state, flow.landing({ kind: 'step_over' }, state));
+    const over = branch.landing!(new Step(flow, { kind: 'step_over' }, state), flow.landing({ kind: 'step_over' }, state));
     expect([...over.line!.bare!]).toEqual([9]);
     const into = flow.landing({ kind: 'step_into' }, state);
-    expect(branchLanding(flow, { kind: 'step_into' }, state, into)).toBe(into);
+    expect(branch.landing!(new Step(flow, { kind: 'step_into' }, state), into)).toBe(into);
     expect(pyRepr(evaluate(flow.returned.get(8)!, { s: "'rye'", t: "'r'" }, flow.pure)!)).toBe('6');
     // Past the depth a run could reach without RecursionError, nothing is decided.
     expect(evaluate(flow.returned.get(8)!, { s: `'${'x'.repeat(90)}'` }, flow.pure)).toBeDefined();
@@ -260,7 +261,7 @@ describe('branch landing', () => {
 
   it('stepping back, leaves out a header whose test would have led elsewhere', async () => {
     const flow = (await ControlFlow.of(PROGRAM))!;
-    const back = (state: State) => branchLanding(flow, { kind: 'inv_step_over' }, state, flow.landing({ kind: 'inv_step_over' }, state));
+    const back = (state: State) => branch.landing!(new Step(flow, { kind: 'inv_step_over' }, state), flow.landing({ kind: 'inv_step_over' }, state));
     // On line 5 with s[i] == ' ': the loop ended there, so the header was the line before.
     expect([...back(at(5, { s: "'ab c'", n: '2', i: '2' })).line!.bare!]).toContain(3);
     // With i < len(s) and s[i] != ' ' the loop would have gone on: not from the header.

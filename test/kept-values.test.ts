@@ -1,7 +1,7 @@
 /**
  * Two rules of the control-flow constraint that read names from the bytecode
  * (control_flow.py): a local keeps its value (immutables) or its type's mark (containers,
- * objects) unless the executed line binds it (kept-values.ts), and step_into enters a plain
+ * objects) unless the executed line binds it (semantics/rules/kept.ts), and step_into enters a plain
  * function only from a line that loads its name (ControlFlow.canCall). Their soundness against
  * real runs is the soundness test of control-flow.test.ts, which feeds every real move through
  * the same FrameConstraint.
@@ -12,7 +12,8 @@ import { TOKENS as L } from '../grammar/tokens.js';
 import { ControlFlow } from '../program-analysis/control-flow.js';
 import { feedText } from '../evaluation/control-flow-check.js';
 import { FrameConstraint } from '../model-client/frame-constraint.js';
-import { keptValueRule } from '../model-client/kept-values.js';
+import { StepOracle } from '../semantics/oracle.js';
+import { keptValueRule } from '../model-client/value-rules.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
 import { sourceLines } from '../python/source.js';
 
@@ -57,7 +58,7 @@ function state(p: Program, event: State['event'], stack: [string, number][], loc
 }
 
 function allowed(p: Program, prev: State, action: Action, text: string): boolean {
-  const c = new FrameConstraint({ action, lines: p.lines, names: FrameNames.ofProgram(p.lines), prevFunction: prev.stack[prev.stack.length - 1]!.function, flow: p.flow, prev });
+  const c = new FrameConstraint({ action, lines: p.lines, names: FrameNames.ofProgram(p.lines), prevFunction: prev.stack[prev.stack.length - 1]!.function, oracle: new StepOracle(p.flow, action, prev) });
   return feedText(c, text) && c.done;
 }
 
@@ -94,7 +95,7 @@ describe('a name changes only on a line that binds it', () => {
     expect(allowed(p, at5, over, bareLine(6, ', "out": "[1]", "x": "1"'))).toBe(true);
     // `out.append(x)` changed out: a delta must write it.
     expect(allowed(p, at5, over, bareLine(6, ', "x": "1"'))).toBe(false);
-    // The `for` line binds x: it may change (to the next element, loop-values.ts).
+    // The `for` line binds x: it may change (to the next element, semantics/rules/loop.ts).
     const at4 = state(p, 'line', [['collect', 4]], locals);
     expect(allowed(p, at4, over, bareLine(5, ', "x": "2"'))).toBe(true);
   });
@@ -105,7 +106,7 @@ describe('a name changes only on a line that binds it', () => {
     expect(allowed(p, at6, back, bareLine(5, ', "out": "[]"', true))).toBe(true);
     expect(allowed(p, at6, back, bareLine(5, ', "out": "None"', true))).toBe(false);
     const at5 = state(p, 'line', [['collect', 5]], { ...locals, x: '2' });
-    // From line 5 back to the `for` line, which binds x: x may differ (the element before, loop-values.ts).
+    // From line 5 back to the `for` line, which binds x: x may differ (the element before, semantics/rules/loop.ts).
     expect(allowed(p, at5, back, bareLine(4, ', "x": "1"', true))).toBe(true);
   });
 

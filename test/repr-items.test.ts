@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { charRepr, reprItems } from '../model-client/repr-items.js';
+import { charRepr, reprItems } from '../semantics/repr-items.js';
 
 describe('the items a repr shows', () => {
   it('splits containers at the top level only, past commas and brackets inside strings', () => {

@@ -14,18 +14,33 @@
  * Where the repr is cut before the next element, or the target's value is not among the
  * elements, nothing is known.
  */
-import type { Action, Locals, State } from '../grammar/state.js';
-import { MORE_LOCALS_KEY } from '../grammar/truncate.js';
-import type { ControlFlow, HeadLanding, IterationSource, Landing, Loop } from '../program-analysis/control-flow.js';
-import type { LandingFrame, RunHistory } from './kept-values.js';
-import { reprItems } from './repr-items.js';
-import { evaluate } from './expr-eval.js';
-import { pyRepr } from './repr-value.js';
+import type { Action, Locals, State } from '../../grammar/state.js';
+import { MORE_LOCALS_KEY } from '../../grammar/truncate.js';
+import type { ControlFlow, HeadLanding, IterationSource, Landing, Loop } from '../../program-analysis/control-flow.js';
+import type { ValueFact } from '../facts.js';
+import type { RunHistory } from '../history.js';
+import { reprItems } from '../repr-items.js';
+import type { Rule } from '../rule.js';
+import { COMPREHENSION, type LandingFrame } from '../step.js';
+
+export const loop: Rule = {
+  name: 'loop',
+  family: 'loop',
+  landing: (step, landing) => loopLanding(step.flow, step.action, step.prev, step.history, landing),
+  frame(step, at) {
+    const { flow, action, prev } = step;
+    const next = loopValues(flow, action, prev, step.history, at);
+    if (next) return { values: Object.fromEntries(Object.entries(next).map(([name, reprs]) => [name, { kind: 'one_of', reprs, binds: true } as const])) };
+    const back = loopBefore(flow, action, prev, at);
+    if (!back) return undefined;
+    const values: Record<string, ValueFact> = Object.fromEntries(Object.entries(back.values).map(([name, reprs]) => [name, { kind: 'one_of', reprs }]));
+    return { values, unbound: back.unbound };
+  },
+};
 
 const STEPS: ReadonlySet<Action['kind']> = new Set(['step_over', 'step_into']);
 const INVERSE_STEPS: ReadonlySet<Action['kind']> = new Set(['inv_step_over', 'inv_step_into']);
 const INT = /^-?\d+$/;
-const COMPREHENSION = /^<(?:listcomp|setcomp|dictcomp)>$/;
 /** A repr of a value no one can change: a number, str, bytes, None or bool, or a tuple of such (no bracket, brace or `<` in it at all). */
 const IMMUTABLE = /^(?:-?[\d.]|['"]|b['"]|None$|True$|False$|\((?!.*[[{<]))/;
 const immutable = (repr: string) => IMMUTABLE.test(repr);
@@ -36,7 +51,7 @@ const NONE: HeadLanding = { bare: new Set(), stacks: new Set() };
  * applies): a forward step within one frame from a loop's line to the stop that follows one
  * iteration.
  */
-export function loopValues(flow: ControlFlow, action: Action | null, prev: State | undefined, history: RunHistory, landing: LandingFrame): Record<string, readonly string[]> | undefined {
+function loopValues(flow: ControlFlow, action: Action | null, prev: State | undefined, history: RunHistory, landing: LandingFrame): Record<string, readonly string[]> | undefined {
   if (!action || !STEPS.has(action.kind) || !prev || prev.event !== 'line' || !landing.bare || landing.event !== 'line') return undefined;
   if (!flow.programNames.localsByCodeOnly) return undefined;
   const fn = prev.stack[prev.stack.length - 1]!.function;
@@ -62,7 +77,7 @@ export function loopValues(flow: ControlFlow, action: Action | null, prev: State
 }
 
 /** What a `for`'s targets held before the iteration a step back undoes. */
-export interface LoopBefore {
+interface LoopBefore {
   /** The reprs each target may have held (where written). */
   values: Record<string, readonly string[]>;
   /** Targets not bound yet: the iteration undone was the loop's first. */
@@ -75,7 +90,7 @@ export interface LoopBefore {
  * loop's first (the current element is the first, the count its start), nothing yet in a
  * `fresh` loop (undefined: nothing known; `prev` is the state after the iteration).
  */
-export function loopBefore(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame): LoopBefore | undefined {
+function loopBefore(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame): LoopBefore | undefined {
   if (!action || !INVERSE_STEPS.has(action.kind) || !prev || prev.event !== 'line' || !landing.bare || landing.event !== 'line') return undefined;
   if (!flow.programNames.localsByCodeOnly || COMPREHENSION.test(prev.stack[prev.stack.length - 1]!.function)) return undefined;
   const loop = flow.loops.get(landing.line)?.find((l) => l.kind === 'for' && l.body === prev.line);
@@ -127,7 +142,7 @@ function iterationUndone(source: IterationSource, current: string, locals: Local
  * line. From a comprehension's line: its next iteration's line while an element is left, its
  * return once none is.
  */
-export function loopLanding(flow: ControlFlow, action: Action | null, prev: State | undefined, history: RunHistory, landing: Landing): Landing {
+function loopLanding(flow: ControlFlow, action: Action | null, prev: State | undefined, history: RunHistory, landing: Landing): Landing {
   if (!action || !STEPS.has(action.kind) || !prev || prev.event !== 'line' || !flow.programNames.localsByCodeOnly) return landing;
   const fn = prev.stack[prev.stack.length - 1]!.function;
   if (COMPREHENSION.test(fn)) return comprehensionLanding(flow, prev, fn, history, landing);
@@ -142,55 +157,12 @@ export function loopLanding(flow: ControlFlow, action: Action | null, prev: Stat
 }
 
 /**
- * The value a list comprehension's frame returns, as a repr: the comprehension evaluated on
- * the values its caller shows (comprehensionWalks), for its return event after a line event
- * of the same frame (a forward step; an exception leaving the frame stops on its exception
- * event first). Undefined where not known.
- */
-export function comprehensionValue(flow: ControlFlow, action: Action | null, prev: State | undefined, history: RunHistory, landing: LandingFrame): string | undefined {
-  if (!action || !STEPS.has(action.kind) || !prev || prev.event !== 'line' || !landing.bare || landing.event !== 'return') return undefined;
-  const fn = prev.stack[prev.stack.length - 1]!.function;
-  if (fn !== '<listcomp>' || !flow.programNames.localsByCodeOnly) return undefined;
-  const loop = flow.loops.get(prev.line)?.find((l) => l.kind === fn);
-  const walks = loop?.value && comprehensionWalks(loop, prev, history);
-  const value = walks && evaluate(loop!.value!, walks, flow.pure);
-  return value ? pyRepr(value) : undefined;
-}
-
-/**
- * What a comprehension's frame shows on its call event, a step_into from the caller's line
- * that only assigns or returns the comprehension, nothing that can run code before it
- * (control_flow.py's `received`): its free variables (the names it reads from the caller)
- * that the caller's state shows, with the caller's values: the same objects, nothing run since.
- */
-export function comprehensionCallValues(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame, fn: string | undefined): Record<string, string> | undefined {
-  if (action?.kind !== 'step_into' || !prev || prev.event !== 'line' || landing.event !== 'call' || landing.bare || fn === undefined || !COMPREHENSION.test(fn)) return undefined;
-  if (!flow.programNames.localsByCodeOnly || landing.line !== prev.line || flow.received.get(prev.line)?.callee !== fn) return undefined;
-  const free = flow.loops.get(prev.line)?.find((l) => l.kind === fn)?.free;
-  if (!free || prev.locals[MORE_LOCALS_KEY] !== undefined) return undefined;
-  const out: Record<string, string> = {};
-  for (const name of free) if (prev.locals[name] !== undefined && !flow.programNames.unstable.has(name)) out[name] = prev.locals[name]!;
-  return Object.keys(out).length > 0 ? out : undefined;
-}
-
-/**
- * The targets a comprehension's frame cannot hold yet: on its call event, and on its first
- * line event, a step from the call (it binds them only by taking an element).
- */
-export function comprehensionUnbound(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame, fn: string | undefined): readonly string[] {
-  if (fn === undefined || !COMPREHENSION.test(fn) || !flow.programNames.localsByCodeOnly) return [];
-  const first = landing.event === 'call' || (landing.event === 'line' && landing.bare && prev?.event === 'call' && action !== null && STEPS.has(action.kind));
-  const loop = first ? flow.loops.get(landing.line)?.find((l) => l.kind === fn) : undefined;
-  return loop ? Object.keys(loop.sources) : [];
-}
-
-/**
  * The locals that show what a comprehension walks: its caller's on the comprehension's line;
  * where the history does not show that state (a jump into the comprehension's frame), for a
  * `settled` comprehension called by the run's entry frame, any state of that frame: it makes
  * only one call, whose parameters the comprehension reads, unchanged since.
  */
-function comprehensionWalks(loop: Loop, prev: State, history: RunHistory): Locals | undefined {
+export function comprehensionWalks(loop: Loop, prev: State, history: RunHistory): Locals | undefined {
   const { caller, entry } = history;
   if (caller) return caller.line === prev.line ? caller.locals : undefined;
   const calledByEntry = prev.stack.length === 2 && entry?.stack[0]!.function === prev.stack[0]!.function;

@@ -11,16 +11,21 @@
  *   same locals as the line's; a header whose test on them would not have led to this line
  *   (into its body where the test fails, past it where the test holds) is not the line before.
  */
-import type { Action, State } from '../grammar/state.js';
-import { type ControlFlow, type FrameFlow, type HeadLanding, type Landing, runsStatements } from '../program-analysis/control-flow.js';
-import { opensFrame, testHolds } from './expr-eval.js';
+import type { Action, State } from '../../grammar/state.js';
+import { type ControlFlow, type FrameFlow, type HeadLanding, type Landing, runsStatements } from '../../program-analysis/control-flow.js';
+import { opensFrame, testHolds } from '../expr-eval.js';
+import type { Rule } from '../rule.js';
+import { INVERSE_STEPS, FORWARD_STEPS as STEPS } from '../step.js';
 
-const STEPS: ReadonlySet<Action['kind']> = new Set(['step_over', 'step_into']);
-const INVERSE_STEPS: ReadonlySet<Action['kind']> = new Set(['inv_step_over', 'inv_step_into']);
+export const branch: Rule = {
+  name: 'branch',
+  family: 'branch',
+  landing: (step, landing) => branchLanding(step.flow, step.action, step.prev, landing),
+};
 const NONE: HeadLanding = { bare: new Set(), stacks: new Set() };
 
 /** `landing` narrowed by the branch tests the state before decides. */
-export function branchLanding(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: Landing): Landing {
+function branchLanding(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: Landing): Landing {
   if (!action || !prev || prev.event !== 'line' || flow.ownReprs) return landing;
   const fn = prev.stack[prev.stack.length - 1]!.function;
   const f = flow.frames.get(fn);

@@ -1,0 +1,91 @@
+/**
+ * The symbolic stepper's facts (semantics/facts.ts) as content rules of the locals and value
+ * segments: an exact repr, one of a few, or what the repr of the same object keeps.
+ *
+ * The same object's repr:
+ * - is the same text when the object is immutable (a number, str, bytes, None, a bool, a
+ *   function: its qualified name and masked address, `<function f.<locals>.g at 0x…>`): the
+ *   same object prints the same, truncation included (checked up to which non-ASCII
+ *   characters they are, see shape());
+ * - keeps its type's first mark otherwise: `[` a list, `(` a tuple, `{` or `set(` a dict or a
+ *   set (a cleared set prints `set()`), `<` a default repr, `Name(` a constructor form
+ *   (`deque(`, `Counter(`); mutation changes what follows, not that.
+ */
+import { truncateRepr } from '../grammar/truncate.js';
+import type { ValueFact } from '../semantics/facts.js';
+import type { ContentRule } from './json-constraint.js';
+import { reprRule } from './repr-constraint.js';
+
+/** A fact as a rule on the repr written (a value's repr rule `repr` besides); undefined: only `repr`. */
+export function factRule(fact: ValueFact): ContentRule | undefined {
+  switch (fact.kind) {
+    case 'exact':
+      return sameTextRule(truncateRepr(fact.repr));
+    case 'one_of':
+      return oneOfTextsRule(fact.reprs.map((text) => truncateRepr(text)));
+    case 'kept':
+      return keptValueRule(fact.before);
+  }
+}
+
+const IMMUTABLE_NAMES: ReadonlySet<string> = new Set(['None', 'True', 'False', 'inf', 'nan', 'Ellipsis', 'NotImplemented']);
+const IMMUTABLE_START = /^(?:['"0-9-]|b['"])/;
+const CONSTRUCTOR = /^[\p{L}_][\p{L}\p{N}_.]*\(/u;
+/** A function's repr: its qualified name and masked address, the same for its whole life. */
+const FUNCTION = '<function ';
+/** A repr that may replace any other: the tracer's, when a repr raises. */
+const REPR_FAILED = '<repr failed: ';
+
+/**
+ * Text compared with every non-ASCII character as one: the decoder checks a character that
+ * is still being written (part of its UTF-8 bytes) on a sample of what it can become
+ * (frame-constraint.ts), and a sample would miss the one character an exact rule allows.
+ */
+function shape(text: string): string {
+  return text.replace(/[^\x00-\x7f]/gu, '\x80');
+}
+
+function headsRule(heads: readonly string[]): ContentRule {
+  const shapes = heads.map(shape);
+  return {
+    prefix: (s) => {
+      const t = shape(s);
+      return shapes.some((h) => h.startsWith(t) || t.startsWith(h));
+    },
+    complete: (s) => {
+      const t = shape(s);
+      return shapes.some((h) => t.startsWith(h));
+    },
+  };
+}
+
+/** The same text (non-ASCII characters aside, see shape()). */
+export function sameTextRule(text: string): ContentRule {
+  const want = shape(text);
+  return { prefix: (s) => want.startsWith(shape(s)), complete: (s) => shape(s) === want, only: [text] };
+}
+
+/** One of these texts (non-ASCII characters aside, see shape()). */
+export function oneOfTextsRule(texts: readonly string[]): ContentRule {
+  const wants = texts.map(shape);
+  return { prefix: (s) => wants.some((w) => w.startsWith(shape(s))), complete: (s) => wants.includes(shape(s)), only: [...new Set(texts)] };
+}
+
+/** What the repr of the object `prevRepr` shows may become (undefined: anything a repr may be). */
+export function keptValueRule(prevRepr: string): ContentRule | undefined {
+  const prev = truncateRepr(prevRepr);
+  // Only from a repr the rule accepts: otherwise no text would be both.
+  if (!reprRule(true).complete(prev) || prev.startsWith(REPR_FAILED)) return undefined;
+  if (IMMUTABLE_START.test(prev) || IMMUTABLE_NAMES.has(prev) || prev.startsWith(FUNCTION)) return sameTextRule(prev);
+  const first = prev[0]!;
+  if (first === '{' || prev.startsWith('set(')) return headsRule(['{', 'set(', REPR_FAILED]);
+  if (first === '[' || first === '(' || first === '<') return headsRule([first, REPR_FAILED]);
+  const ctor = CONSTRUCTOR.exec(prev);
+  return ctor ? headsRule([ctor[0], REPR_FAILED]) : undefined;
+}
+
+/** Both rules at once. */
+export function bothRules(a: ContentRule, b: ContentRule): ContentRule {
+  const only = a.only ?? b.only;
+  return { prefix: (s) => a.prefix(s) && b.prefix(s), complete: (s) => a.complete(s) && b.complete(s), ...(only ? { only: only.filter((t) => a.complete(t) && b.complete(t)) } : {}) };
+}

@@ -1,0 +1,67 @@
+/**
+ * One step as the symbolic stepper sees it: the program's control flow, the action, the state
+ * it is taken from and the history before, with the guards every rule reads computed once.
+ * Where a frame is written (`FrameAt`): its head's event, its line, whether it is the same
+ * frame as the state before (a bare location) and its function.
+ */
+import type { Action, Event, State } from '../grammar/state.js';
+import { type ControlFlow, runsStatements } from '../program-analysis/control-flow.js';
+import type { RunHistory } from './history.js';
+
+/** The state being written, as far as the rules need it. */
+export interface LandingFrame {
+  event: Event;
+  /** The innermost frame's line. */
+  line: number;
+  /** Written as a bare line: the same frame as the state before (grammar/scope.ts). */
+  bare: boolean;
+}
+
+/** A landing frame with its innermost function (undefined: not known, e.g. a bare location without a state before). */
+export interface FrameAt extends LandingFrame {
+  function: string | undefined;
+}
+
+/** step_over and step_into: forward within a frame, or into a call. */
+export const FORWARD_STEPS: ReadonlySet<Action['kind']> = new Set(['step_over', 'step_into']);
+/** Their inverses. */
+export const INVERSE_STEPS: ReadonlySet<Action['kind']> = new Set(['inv_step_over', 'inv_step_into']);
+/** Comprehension frames (a generator expression's runs lazily, inside whatever consumes it). */
+export const COMPREHENSION = /^<(?:listcomp|setcomp|dictcomp)>$/;
+
+export class Step {
+  /** step_over or step_into. */
+  readonly forward: boolean;
+  /** inv_step_over or inv_step_into. */
+  readonly inverse: boolean;
+  /**
+   * The program reaches its frames only through its code (no exec, locals(), frame objects)
+   * and prints no reprs of its own: a name's value changes only where the bytecode binds it.
+   */
+  readonly byCode: boolean;
+  /** The state before's innermost function. */
+  readonly prevFunction: string | undefined;
+  /**
+   * The state before is a line event of a frame that runs statements (not a comprehension's,
+   * which reports the line of the statement it is in): the line just run is `prev.line`.
+   */
+  readonly fromStatementLine: boolean;
+
+  constructor(
+    readonly flow: ControlFlow,
+    readonly action: Action | null,
+    readonly prev: State | undefined,
+    readonly history: RunHistory = {},
+  ) {
+    this.forward = action !== null && FORWARD_STEPS.has(action.kind);
+    this.inverse = action !== null && INVERSE_STEPS.has(action.kind);
+    this.byCode = flow.programNames.localsByCodeOnly;
+    this.prevFunction = prev?.stack[prev.stack.length - 1]!.function;
+    this.fromStatementLine = prev?.event === 'line' && runsStatements(this.prevFunction!);
+  }
+
+  /** Whether a name's value may change behind the code's back (global, nonlocal, or bound where the analysis cannot follow). */
+  unstable(name: string): boolean {
+    return this.flow.programNames.unstable.has(name);
+  }
+}
