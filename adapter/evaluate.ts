@@ -2,17 +2,17 @@
  * Debugger expressions (pdb's `p EXPR`, hovers, watches, setVariable's new value) over a
  * predicted state.
  *
- * The state's locals are reprs the model wrote; evaluate.py rebuilds the literal ones and
- * walks the expression's syntax tree (never eval): literals, the locals, operators,
- * comprehensions, a fixed list of pure builtins and the public methods of builtin values; what
- * could reach anything else (`__class__`, `getattr`, `str.format`, a generator's frame) is
- * refused with "not available in a neural session: …". An expression may still run long, so
- * the helper runs under hard CPU and memory limits and is killed after 2 s, an error result
- * like any other: the adapter must stay responsive. A bare local's name needs no Python: its
- * repr is the answer, even when it is not a literal (`<Foo object at 0x…>`).
+ * The state's locals are reprs the model wrote; semantics/evaluate.py rebuilds the literal ones
+ * and walks the expression's syntax tree (never eval): literals, the locals, operators,
+ * comprehensions, lambdas, a fixed list of pure builtins and the public methods of builtin
+ * values; what could reach anything else (`__class__`, `getattr`, `str.format`, a generator's
+ * frame) is refused with "not available in a neural session: …". An expression may still run
+ * long, so the walker counts its steps, the Python process runs under hard CPU and memory limits,
+ * and a request is stopped after 2 s, an error result like any other: the adapter must stay
+ * responsive. One Python process (a PythonSession) answers every expression. A bare local's name
+ * needs no Python: its repr is the answer, even when it is not a literal (`<Foo object at 0x…>`).
  */
-import { z } from 'zod';
-import { helperPath, runPythonHelper } from '../python/python-helper.js';
+import { PythonSession } from '../semantics/python-session.js';
 import { parsePyValue, typeName } from './python-values.js';
 
 /** `type` is type(value).__name__; a bare local's is a guess from its repr, absent if unsure. */
@@ -26,13 +26,10 @@ export class EvalError extends Error {
   }
 }
 
-const HelperOutputSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('value'), repr: z.string(), type: z.string() }),
-  z.object({ kind: z.literal('error'), message: z.string() }),
-]);
-
 export const EVAL_TIMEOUT_MS = 2_000;
 
+/** Started on the first expression that needs Python; it does not keep Node running while idle. */
+const session = new PythonSession({ timeoutMs: EVAL_TIMEOUT_MS });
 
 /** The fast path: an expression that is exactly a local's name is that local's repr. */
 export function localValue(expression: string, locals: Record<string, string>): EvalResult | undefined {
@@ -51,10 +48,16 @@ export function localValue(expression: string, locals: Record<string, string>): 
 export async function evaluateExpression(expression: string, locals: Record<string, string>): Promise<EvalResult> {
   const local = localValue(expression, locals);
   if (local) return local;
-  const input = JSON.stringify({ expression, locals });
-  const run = await runPythonHelper({ script: helperPath('evaluate.py', import.meta.url), input, timeoutMs: EVAL_TIMEOUT_MS });
-  if (run.timedOut) return { kind: 'error', message: `the expression took longer than ${EVAL_TIMEOUT_MS / 1000} s and was stopped` };
-  return HelperOutputSchema.parse(run.output);
+  const result = await session.evaluate({ expression, locals });
+  switch (result.kind) {
+    case 'value':
+      return { kind: 'value', repr: result.repr, type: result.type };
+    case 'raised':
+      return { kind: 'error', message: `${result.type}: ${result.message}` };
+    case 'error':
+      if (result.timedOut) return { kind: 'error', message: `the expression took longer than ${EVAL_TIMEOUT_MS / 1000} s and was stopped` };
+      return { kind: 'error', message: result.message };
+  }
 }
 
 /**

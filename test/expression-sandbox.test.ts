@@ -1,11 +1,14 @@
 /**
- * The expression sandbox (adapter/evaluate.py): hovers, watches, the Debug Console, setVariable's
+ * The expression sandbox (semantics/evaluate.py): hovers, watches, the Debug Console, setVariable's
  * new value, ndb/predictInputs' return value and `ndb debug`'s `p` and `set` are text someone
  * else may have written, so none of it may run anything. Known escapes from Python's eval()
  * (the subclass walk to os.system, __import__, getattr, type(), frames, __builtins__, format
  * fields that read attributes, a generator's gi_frame) are refused with "not available in a
  * neural session", through real Python and through a real DAP client, and no file appears;
- * ordinary hovers are still answered.
+ * ordinary hovers are still answered. What the walker opened for the symbolic stepper (lambdas,
+ * the proxies of whitelisted modules, `functions` entries) is checked the same way through a
+ * PythonSession: no dunder through a lambda, nothing of a module but its whitelisted attributes,
+ * no clock, a catastrophic regex and a runaway recursion end as errors and the process goes on.
  */
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +21,7 @@ import { evaluateExpression, valueRepr } from '../adapter/evaluate.js';
 import { NeuralRuntime } from '../adapter/runtime.js';
 import { DebugRepl } from '../cli/debug-repl.js';
 import { TracerPredictor } from '../evaluation/tracer-predictor.js';
+import { PythonSession, type EvaluateRequest } from '../semantics/python-session.js';
 import { COUNT_PY, HAS_EMBEDDED_MODEL, ROOT } from './fixtures.js';
 
 const NDB = join(ROOT, 'bin', 'ndb.js');
@@ -57,7 +61,15 @@ export const ESCAPES: string[] = [
   `len.__self__`,
   `s.upper.__self__`,
   `(lambda: 0).__globals__`,
-  `sorted(xs, key=lambda x: x)`,
+  `(lambda: 0).__code__`,
+  `(lambda x: x).__closure__`,
+  `sorted(xs, key=lambda x: x.__class__)`,
+  `[f.__code__.co_consts for f in [lambda: 0]]`,
+  `(lambda f: f.__globals__)(lambda: 0)`,
+  `(lambda: print)()`,
+  `xs.sort(key=lambda x: getattr(x, 'real'))`,
+  `(lambda *a: a)(1)`,
+  `(lambda x=print: x)()`,
   `(y := 1)`,
   `vars()`,
   `globals()`,
@@ -106,6 +118,7 @@ const ORDINARY: [string, string][] = [
   ['xs[::-1] if n > 2 else xs', '[3, 2, 1]'],
   ["list(zip(s, range(3))), dict.fromkeys('ab'), str.maketrans('a', 'b')", "([('b', 0), ('e', 1), ('r', 2)], {'a': None, 'b': None}, {97: 98})"],
   ['next(x for x in xs if x > 1), any(x > 2 for x in range(10**6))', '(2, True)'],
+  ['sorted(xs, key=lambda x: -x), (lambda a, b: a * b)(n, 2)', '([3, 2, 1], 8)'],
 ];
 
 afterAll(() => {
@@ -131,7 +144,7 @@ describe('the expression walker (real Python)', () => {
     expect(await message('s.__class__')).toMatch(/^not available in a neural session: the attribute __class__/);
     expect(await message('getattr(s, "x")')).toMatch(/^not available in a neural session: getattr \(over a predicted state only its locals and these builtins are: len, sum/);
     expect(await message('(x for x in xs).gi_frame')).toMatch(/^not available in a neural session: the attributes of a value of type generator/);
-    expect(await message('lambda: 0')).toMatch(/^not available in a neural session: lambda/);
+    expect(await message('lambda: 0')).toMatch(/^value <function <lambda> at 0x[0-9a-f]+>$/);
     // Not a refusal: a name the state lacks, an attribute a value lacks, an error of the expression.
     expect(await message('y')).toBe("NameError: name 'y' is not defined");
     expect(await message('s.nope')).toBe("AttributeError: a str value has no attribute 'nope'");
@@ -144,9 +157,15 @@ describe('the expression walker (real Python)', () => {
     }
   }, 60_000);
 
-  it('keeps the time limit as a second wall', async () => {
+  it('stops an expression that only runs long: by its step budget, or after 2 s', async () => {
+    // The walker counts its steps: a long comprehension is an error, and the process goes on.
     const result = await evaluateExpression('sum(x * y for x in range(10**6) for y in range(10**6))', LOCALS);
-    expect(result).toEqual({ kind: 'error', message: 'the expression took longer than 2 s and was stopped' });
+    expect(result).toEqual({ kind: 'error', message: 'the expression took more than 1,000,000 steps and was stopped' });
+    // One C call that never looks at a signal: the time limit is the second wall, and the
+    // process killed for it is replaced.
+    const long = await evaluateExpression('sum(map(sum, map(range, range(10**5))))', LOCALS);
+    expect(long).toEqual({ kind: 'error', message: 'the expression took longer than 2 s and was stopped' });
+    expect(await evaluateExpression('n * 2', LOCALS)).toMatchObject({ kind: 'value', repr: '8' });
   }, 30_000);
 
   it("refuses an escape as setVariable's or predictInputs' value", async () => {
@@ -210,4 +229,65 @@ describe.skipIf(!HAS_EMBEDDED_MODEL || !BUILT)('through ndb dap and a real DAP c
     }
     expect(existsSync(MARKER)).toBe(false);
   }, 240_000);
+});
+
+describe('what the walker opened for the symbolic stepper (a PythonSession)', () => {
+  const session = new PythonSession();
+  afterAll(() => session.dispose());
+  const modules = { math: 'math', re: 're', json: 'json', collections: 'collections', datetime: 'datetime', dt: 'datetime', itertools: 'itertools', statistics: 'statistics', string: 'string', functools: 'functools', os: 'os' };
+  const ask = (expression: string, more: Partial<EvaluateRequest> = {}) => session.evaluate({ expression, locals: LOCALS, modules, ...more });
+
+  it('module proxies expose their whitelisted attributes and nothing else', async () => {
+    const refused = [
+      're.__builtins__', 'math.__loader__', 'math.__spec__', 'json.__dict__', 'json.codecs', 'json.decoder', 'json.load',
+      'collections.abc', 'collections.namedtuple', "collections.namedtuple('P', 'x y')", 'collections.ChainMap',
+      're.enum', 're.functools', 're.purge()', 're.Pattern', 'statistics.random', 'statistics.sys', 'statistics.NormalDist',
+      'datetime.sys', 'dt.datetime_CAPI', 'string.Formatter', 'string.Template', 'functools.partial', 'itertools.__name__',
+      `os.system('touch ${MARKER}')`, 'os', 'math.sqrt.__self__', 're.compile("a").__class__', 're.match("a", "a").__class__',
+      "collections.Counter('ab').__class__", 'collections.deque().__init__', "json.loads('{}', object_hook=eval)",
+      "collections.defaultdict(print)", "re.sub('a', lambda m: m.__class__, 'a')",
+      'dt.date(2020, 1, 1).__class__', 'dt.timedelta.__subclasses__()', 'math.sqrt.__globals__',
+    ];
+    for (const expression of refused) {
+      const r = await ask(expression);
+      expect(r.kind, expression).toBe('error');
+      expect(r.kind === 'error' && r.message, expression).toMatch(REFUSED);
+    }
+    // Names bound by `from … import …` to what is not whitelisted are refused when used.
+    for (const [name, dotted] of [['system', 'os.system'], ['nt', 'collections.namedtuple'], ['loads', 'pickle.loads'], ['Mapping', 'collections.abc.Mapping']]) {
+      const r = await ask(`${name}`, { names: { [name!]: dotted! } });
+      expect(r.kind === 'error' && r.message, dotted).toMatch(REFUSED);
+    }
+    expect(await ask("math.sqrt(n) + len(re.findall('r', s)) + json.loads('[1]')[0]")).toEqual({ kind: 'value', repr: '5.0', type: 'float' });
+    expect(existsSync(MARKER)).toBe(false);
+  }, 60_000);
+
+  it('never reads the clock', async () => {
+    for (const expression of ['datetime.datetime.now()', 'dt.datetime.today()', 'datetime.date.today()', 'dt.datetime.utcnow()', 'datetime.datetime.fromtimestamp(0)', 'dt.date.fromtimestamp(0)', 'dt.datetime(2020, 1, 1).timestamp()', 'dt.datetime(2020, 1, 1).astimezone()']) {
+      const r = await ask(expression);
+      expect(r.kind === 'error' && r.message, expression).toMatch(REFUSED);
+    }
+    expect(await ask("dt.datetime.strptime('2024-02-28', '%Y-%m-%d') + dt.timedelta(days=1)")).toMatchObject({ kind: 'value', repr: 'datetime.datetime(2024, 2, 29, 0, 0)' });
+  }, 30_000);
+
+  it('bounds a catastrophic regex and a runaway recursion, and the process goes on', async () => {
+    const started = Date.now();
+    expect(await ask("re.match('(a+)+$', 'a' * 40 + 'b')")).toEqual({ kind: 'error', message: 'the expression took longer than 1.5 s and was stopped' });
+    expect(Date.now() - started).toBeLessThan(1_990);
+    const functions = { f: { params: ['n'], body: 'f(n + 1)' }, g: { params: ['n'], body: '(lambda h: h(h, n))(lambda h, k: h(h, k + 1))' } };
+    expect(await ask('f(0)', { functions })).toEqual({ kind: 'error', message: 'not available in a neural session: calls nested more than 100 deep (a recursion this deep is not followed)' });
+    expect(await ask('g(0)', { functions })).toMatchObject({ kind: 'error' });
+    expect(await ask('(lambda f: f(f))(lambda f: f(f))')).toMatchObject({ kind: 'error' });
+    expect(await ask('math.factorial(10**7)')).toMatchObject({ kind: 'error', message: expect.stringMatching(REFUSED) });
+    expect(await ask('f(0) if n < 0 else n', { functions })).toEqual({ kind: 'value', repr: '4', type: 'int' });
+  }, 30_000);
+
+  it('refuses statements that reach beyond the locals', async () => {
+    for (const statement of ['import os', 'x.attr = 1', 'global n', 'del n', 'for i in xs: pass', `s = open('${MARKER}', 'w')`, 'xs.__class__ = 1', 'f = (lambda: 0).__globals__']) {
+      const r = await session.execute({ statement, locals: LOCALS, modules });
+      expect(r.kind === 'error' && r.message, statement).toMatch(REFUSED);
+    }
+    expect(await session.execute({ statement: 'xs.append(n); s += "!"', locals: LOCALS })).toEqual({ kind: 'changed', locals: { s: "'berry!'", xs: '[1, 2, 3, 4]' } });
+    expect(existsSync(MARKER)).toBe(false);
+  }, 30_000);
 });
