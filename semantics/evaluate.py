@@ -124,10 +124,10 @@ def _safe_objects():
     for module, names in pure.MODULES.items():
         for name in names:
             add(getattr(pure.MODULE_OBJECTS[module], name))
-    for t, names in VALUE_ATTRIBUTES.items():
+    for t in {**VALUE_ATTRIBUTES, **CLASS_ATTRIBUTES}:
         add(t)
-        for name in names | CLASS_ATTRIBUTES.get(t, frozenset()):
-            add(getattr(t, name))
+        for name in VALUE_ATTRIBUTES.get(t, frozenset()) | CLASS_ATTRIBUTES.get(t, frozenset()):
+            add(getattr(t, name, None))  # an enum's name and value exist on its members only
     return found
 
 
@@ -218,12 +218,12 @@ def is_safe_callable(f):
         return True
     if SAFE_OBJECTS.get(id(f)) is f:
         return True
-    if type(f) in BOUND_METHOD_TYPES:
+    if isinstance(f, BOUND_METHOD_TYPES):  # builtin_method (Pattern.search) is a subclass
         owner, name = f.__self__, f.__name__
         if type(owner) in VALUE_ATTRIBUTES:
-            allowed = VALUE_ATTRIBUTES[type(owner)]
-        elif isinstance(owner, type) and owner in VALUE_ATTRIBUTES:
-            allowed = VALUE_ATTRIBUTES[owner] | CLASS_ATTRIBUTES.get(owner, frozenset())
+            allowed = VALUE_ATTRIBUTES[type(owner)] | CLASS_ATTRIBUTES.get(type(owner), frozenset())
+        elif isinstance(owner, type) and (owner in VALUE_ATTRIBUTES or owner in CLASS_ATTRIBUTES):
+            allowed = VALUE_ATTRIBUTES.get(owner, frozenset()) | CLASS_ATTRIBUTES.get(owner, frozenset())
         else:
             return False
         return name in allowed and getattr(owner, name) == f
@@ -593,10 +593,11 @@ class SafeEvaluator:
                 refuse(f'{module}.{name} (not among the {module} attributes a neural session evaluates)')
             raise AttributeError(f"module '{module}' has no attribute '{name}'")
         if type(obj) in VALUE_ATTRIBUTES:
-            owner, allowed, what = type(obj), VALUE_ATTRIBUTES[type(obj)], f'{type(obj).__name__} value'
-        elif isinstance(obj, type) and obj in VALUE_ATTRIBUTES:
+            owner, what = type(obj), f'{type(obj).__name__} value'
+            allowed = VALUE_ATTRIBUTES[owner] | CLASS_ATTRIBUTES.get(owner, frozenset())
+        elif isinstance(obj, type) and (obj in VALUE_ATTRIBUTES or obj in CLASS_ATTRIBUTES):
             owner, what = obj, f'{obj.__name__} type'
-            allowed = VALUE_ATTRIBUTES[obj] | CLASS_ATTRIBUTES.get(obj, frozenset())
+            allowed = VALUE_ATTRIBUTES.get(obj, frozenset()) | CLASS_ATTRIBUTES.get(obj, frozenset())
         else:
             refuse(f'the attributes of a value of type {type_name(obj)} (only those of the value types and modules a neural session knows are)')
         if name in allowed:
@@ -666,7 +667,21 @@ class SafeEvaluator:
         return self._elements(node.elts, scope)
 
     def _Set(self, node, scope):
-        return set(self._elements(node.elts, scope))
+        # Built as CPython's bytecode builds it, so that a set of strings iterates in the same
+        # order: more than two constants are one frozenset constant merged into an empty set;
+        # otherwise items are added one by one and *iterables merged (a merge presizes the table).
+        if len(node.elts) > 2 and all(isinstance(e, ast.Constant) for e in node.elts):
+            out = set()
+            out.update(frozenset(self.eval(e, scope) for e in node.elts))
+            return out
+        out = set()
+        for n in node.elts:
+            if isinstance(n, ast.Starred):
+                out.update(self.eval(n.value, scope))
+            else:
+                out.add(self.eval(n, scope))
+            _check_size(len(out))
+        return out
 
     def _Dict(self, node, scope):
         out = {}

@@ -37,8 +37,9 @@ def _names(owner, text):
 # VALUE_ATTRIBUTES[t]: the attributes of a value of exactly type t (not of a subclass) that the
 # walker reads, and the methods it calls. The mutating ones (list.append) change the walker's own
 # copy of a value: the locals of a request are rebuilt from their reprs for every request.
-# CLASS_ATTRIBUTES[t]: those read on the type itself (constructors, constants) besides the
-# unbound methods of VALUE_ATTRIBUTES[t] (str.upper, Counter.most_common).
+# CLASS_ATTRIBUTES[t]: those of the type itself (constructors, constants), read on the type or
+# on a value as Python allows (dict.fromkeys, d.fromkeys), besides the unbound methods of
+# VALUE_ATTRIBUTES[t] (str.upper, Counter.most_common).
 
 _STR = '''capitalize casefold center count encode endswith expandtabs find index isalnum isalpha isascii
     isdecimal isdigit isidentifier islower isnumeric isprintable isspace istitle isupper join ljust lower lstrip
@@ -77,7 +78,7 @@ VALUE_ATTRIBUTES = {
     # re
     re.Pattern: _names(re.Pattern, 'findall finditer flags fullmatch groupindex groups match pattern search split sub subn'),
     re.Match: _names(re.Match, 'end endpos expand group groupdict groups lastgroup lastindex pos re regs span start string'),
-    re.RegexFlag: _names(re.RegexFlag, _INT + ' name value'),
+    re.RegexFlag: _names(re.RegexFlag, _INT) | {'name', 'value'},  # an enum's, not on the class
     # collections
     collections.Counter: _names(collections.Counter, _DICT + ' elements most_common subtract total'),
     collections.defaultdict: _names(collections.defaultdict, _DICT + ' default_factory'),
