@@ -137,7 +137,7 @@ export class PythonSession {
     if (requests.length === 0) return [];
     const limit = timeoutMs ?? this.timeoutMs * Math.max(1, Math.ceil(requests.length / BATCH_SHARE));
     const response = await this.send({ op: 'batch', requests: requests.map((r, i) => ({ ...r, id: i })) }, limit, 'batch');
-    if (response.kind === 'error') return requests.map(() => response);
+    if (response.kind === 'error') return requests.map(() => strip(response) as ErrorResult);
     if (response.kind !== 'batch' || response.results.length !== requests.length) {
       return requests.map(() => protocolError(response.kind));
     }

@@ -646,7 +646,7 @@ def datetime_family(r):
     date_specs = {
         'ctime': '()', 'day': '', 'isocalendar': r.choice(['()', '().week', '().year', '()[1]', '().weekday', '().count(1)', '().index(1)']),
         'isoformat': '()', 'isoweekday': '()', 'month': '', 'replace': r.choice(['(day=1)', '(year=2000)', '(month=2, day=30)']),
-        'strftime': f'({fmt})', 'timetuple': r.choice(['()', '()[:3]', '().tm_yday' if False else '()[7]']), 'toordinal': '()', 'weekday': '()', 'year': '',
+        'strftime': f'({fmt})', 'timetuple': r.choice(['()', '()[:3]', '()[7]']), 'toordinal': '()', 'weekday': '()', 'year': '',
     }
     check_covers('date', date_specs, pure.VALUE_ATTRIBUTES[datetime.date])
     time_part = {'dst': '()', 'fold': '', 'hour': '', 'microsecond': '', 'minute': '', 'second': '', 'tzinfo': '', 'tzname': '()', 'utcoffset': '()'}
@@ -877,6 +877,37 @@ def execute_family(r):
             'locals': L(n=n, xs=xs, ys=ys, s=s, d=d, st=st, grid=grid, c=c, dd=dd, line=line)}
 
 
+def expressions_family(r):
+    """Operators, comparisons, boolean logic, displays, comprehensions and calls with unpacking."""
+    xs = r.ints(0, 5, -3, 6)
+    ys = r.choice([r.ints(0, 4), r.words(0, 3)])
+    pairs = [(r.small(0, 3), r.word()[:2]) for _ in range(r.randint(0, 4))]
+    d = {r.choice('abc'): r.small() for _ in range(r.randint(0, 3))}
+    n = r.small()
+    s = r.word()
+    atoms = ['n', 's', 'xs', 'ys', 'd', 'pairs', 'None', 'True', '0', '1.5', "''", '[]', '()', 'xs[0]', 'len(s)', "'ab'", '-n', '(n, s)']
+    a, b, c = (r.choice(atoms) for _ in range(3))
+    op = r.choice(['+', '-', '*', '/', '//', '%', '**', '<<', '>>', '&', '|', '^', '@'])
+    cmp = r.choice(['<', '<=', '==', '!=', '>', '>=', 'in', 'not in', 'is', 'is not'])
+    expr = r.choice([
+        f'{a} {op} {b}', f'{a} {cmp} {b}', f'{a} {cmp} {b} {r.choice(["<", "=="])} {c}', f'{a} and {b}', f'{a} or {b} or {c}',
+        f'not {a}', f'{a} if {b} else {c}', f'-{a}', f'~{a}', f'+{a}', f'({a}, {b})[{r.index(2)}]',
+        '[x * y for x in xs for y in xs if x < y]', '[[y for y in range(x)] for x in xs if x > 0]', '{x % 3: x for x in xs}',
+        '{x % 3 for x in xs}', 'sum(x for x in xs if x % 2)', '[a + b for a, b in zip(xs, xs[1:])]', '[k * v for k, (v, _) in enumerate(pairs)]',
+        '[(i, w) for i, w in pairs if w]', 'list(x for x in range(n) if x)' if n < 50 else 'n', '[*xs, *ys][::2]', '(*xs,)', '{**d, "z": n}',
+        '{**d, **{k: v * 2 for k, v in d.items()}}', 'max(*xs, key=abs)' if len(xs) > 1 else 'max(xs or [0])', 'list(zip(*pairs))',
+        'dict(pairs)', 'sorted(pairs)[::-1]', 'min(pairs, default=(0, ""))', 'xs[n:n + 2]', 's[::n or 1]', '[x for x in xs if x if x > 1]',
+        'any(x > n for x in xs), all(x < 5 for x in xs)', '[y for x in [[1, 2], [3]] for y in x]', 'next(iter(xs), None)',
+        'next((x for x in xs if x > 10), "none")', 'list(map(str, xs)) + ys', '[str(x) for x in xs] == ys', 'sum([[x] for x in xs], [])',
+        'xs * 0', 'dict(zip("abc", range(3)))', '{n, s}', 'isinstance(n, (int, str))',
+        'divmod(n, 3), pow(n, 2)', "'%s:%r:%5.1f' % (s, n, 2.5)", "'%(a)s' % d", 'len({*xs})', '{1, 2} < {*xs}', 'xs and xs[-1]',
+        "'{}' if n else s", '[i for i in range(3)][n]', 'slice(1, n)', 'xs[slice(1, None, 2)]',
+        'list(reversed(xs))', 'hash((1, 2)) == hash((1, 2))', 'repr(s) + ascii(s)', 'chr(ord("a") + n % 26)',
+        'int(n > 0) + bool(s)', 'complex(n, 1) * 2', '[x for x in xs][1:-1]', 'callable(len), callable(n)', 'format(n, "08b")', 'round(n / 7, 3)',
+    ])
+    return {'op': 'evaluate', 'expression': expr, 'locals': L(xs=xs, ys=ys, pairs=pairs, d=d, n=n, s=s)}
+
+
 def refused_family(r):
     """Whitelisted modules' and types' attributes left out on purpose: refused, never evaluated."""
     cases = [
@@ -903,6 +934,7 @@ def refused_family(r):
 FAMILIES = {
     'str methods': str_family, 'list methods': list_family, 'dict methods': dict_family, 'set and frozenset methods': set_family,
     'tuple methods': tuple_family, 'bytes methods': bytes_family, 'int and float': numbers_family, 'f-strings': fstring_family,
+    'operators, displays and comprehensions': expressions_family,
     'sorted, min, max, map, filter with key lambdas': keys_family, 'math': math_family, 're': re_family, 'json': json_family,
     'datetime': datetime_family, 'collections': collections_family, 'itertools': itertools_family, 'string': string_family,
     'statistics': statistics_family, 'functools': functools_family, 'execute statements': execute_family, 'refused on purpose': refused_family,
