@@ -42,13 +42,19 @@ one C call that never looks at signals (`sum(map(sum, map(range, range(10**5))))
 process's limits: a hard memory limit, CPU_SECONDS of CPU per request (SIGXCPU ends the
 process), and the caller's kill after its own timeout (semantics/python-session.ts, 2 s).
 
-One request (stdin, the hover path's one-shot mode) prints one JSON object:
+Where an answer may differ from the program's own: a set rebuilt from its repr iterates in the
+order of a set built from those items one by one, not necessarily the program's (whose table has
+its own history); `is` between rebuilt values; a `functions` entry's body sees its parameters,
+the other functions and the imports, not the module's other globals (a name it lacks is an
+error, never a guess).
+
+One request on stdin (the one-shot mode, kept for callers that run it once) prints one JSON object:
 
     {"kind": "value", "repr": REPR, "type": NAME}   REPR as the tracer writes it (tracer.py's Reprs)
     {"kind": "error", "message": TEXT}              a Python exception of the expression included
 
---serve reads one JSON request per line and writes one JSON response per line (README of the
-shapes: semantics/python-session.ts):
+--serve reads one JSON request per line and writes one JSON response per line, flushed (the
+shapes in full: semantics/python-session.ts):
 
     {"id", "op": "evaluate", "expression", "locals", "modules"?, "names"?, "functions"?}
         -> {"id", "kind": "value", "repr", "type"} | {"id", "kind": "raised", "type", "message"}

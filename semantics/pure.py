@@ -169,7 +169,11 @@ REFUSED_MODULE_ATTRIBUTES = {
     ('functools', 'partial'): 'functools.partial (not among the functools attributes allowed)',
 }
 
-MODULE_OBJECTS = {name: __import__(name) for name in MODULES}
+MODULE_OBJECTS = {
+    'math': math, 're': re, 'json': json, 'datetime': datetime, 'collections': collections, 'itertools': itertools,
+    'string': string, 'statistics': statistics, 'functools': functools,
+}
+assert MODULE_OBJECTS.keys() == MODULES.keys()
 
 # Types whose values the walker may hold and whose attributes it reads: the value types above.
 # The modules' own functions (math.sqrt, re.match, statistics.mean, the itertools types...):

@@ -20,15 +20,12 @@ import ast
 import builtins
 import collections
 import datetime
-import functools
 import itertools
 import json
 import math
 import os
 import random
 import re
-import statistics
-import string
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
