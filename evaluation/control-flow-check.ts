@@ -15,6 +15,14 @@ import { FrameConstraint, type FrameRules } from '../model-client/frame-constrai
 import { FrameNames } from '../model-client/loc-constraint.js';
 import { callerOnCallLine, entryState, frameStates, type RunHistory } from '../semantics/history.js';
 import { StepOracle } from '../semantics/oracle.js';
+import { PythonSession } from '../semantics/python-session.js';
+import { ALL_RULES } from '../semantics/rule.js';
+
+let python: PythonSession | undefined;
+/** One walker process for every check of this process (it does not keep Node alive while idle). */
+function stepperPython(): PythonSession {
+  return (python ??= new PythonSession());
+}
 
 /** Feeds a frame's text: each special token alone, each payload whole. */
 export function feedText(c: FrameConstraint, text: string): boolean {
@@ -55,26 +63,27 @@ export interface ProgramFlow {
  * Whether `action` from `prevRaw` can land on `landing` as the control-flow constraint sees
  * it (both written as training data is, truncated); the frame text when it cannot.
  */
-export function impossibleMove(program: ProgramFlow, direction: 'forward' | 'inverse', prevRaw: State, action: Action, landing: { state: State } | { exit: Exit }, history: RunHistory = {}): string | null {
+export async function impossibleMove(program: ProgramFlow, direction: 'forward' | 'inverse', prevRaw: State, action: Action, landing: { state: State } | { exit: Exit }, history: RunHistory = {}): Promise<string | null> {
   const prev = truncateState(prevRaw);
   const land = 'exit' in landing ? { exit: 'value' in landing.exit ? { ...landing.exit, value: truncateRepr(landing.exit.value) } : landing.exit } : { state: truncateState(landing.state) };
   const text = frameText(direction, land, prev, action);
   const { flow, lines, names } = program;
   // The caller as the model sees it; of the frame's states only their lines and events are read.
   const seen: RunHistory = { ...(history.caller ? { caller: truncateState(history.caller) } : {}), ...(history.frameStates ? { frameStates: history.frameStates } : {}) };
-  const rules: FrameRules = { action, lines, names, prevFunction: prev.stack[prev.stack.length - 1]!.function, oracle: new StepOracle(flow, action, prev, seen) };
+  const oracle = await StepOracle.build(flow, action, prev, seen, ALL_RULES, stepperPython());
+  const rules: FrameRules = { action, lines, names, prevFunction: prev.stack[prev.stack.length - 1]!.function, oracle };
   const c = new FrameConstraint(rules);
   return feedText(c, text) && c.done ? null : text;
 }
 
 /** Checks every forward and inverse move from every state of one run. */
-export function checkTree(tree: StateTree, flow: ControlFlow, lines: readonly string[]): CheckResult {
+export async function checkTree(tree: StateTree, flow: ControlFlow, lines: readonly string[]): Promise<CheckResult> {
   const program: ProgramFlow = { flow, lines, names: FrameNames.ofProgram(lines) };
   const refused: Refusal[] = [];
   let checked = 0;
-  const check = (direction: 'forward' | 'inverse', prev: State, action: Action, landing: { state: State } | { exit: Exit }, history?: RunHistory) => {
+  const check = async (direction: 'forward' | 'inverse', prev: State, action: Action, landing: { state: State } | { exit: Exit }, history?: RunHistory) => {
     checked++;
-    const text = impossibleMove(program, direction, prev, action, landing, history);
+    const text = await impossibleMove(program, direction, prev, action, landing, history);
     if (text !== null) refused.push({ action, prev: truncateState(prev), text });
   };
   const forward: Action[] = [{ kind: 'step_into' }, { kind: 'step_over' }, { kind: 'step_return' }, { kind: 'continue' }];
@@ -89,7 +98,7 @@ export function checkTree(tree: StateTree, flow: ControlFlow, lines: readonly st
     const history = { caller: callerOnCallLine(run, i), frameStates: frameStates(run, i), entry: entryState(run, i) };
     for (const action of actions) {
       const l = tree.move(i, action);
-      check('forward', prev, action, 'node' in l ? { state: tree.states[l.node]! } : l, history);
+      await check('forward', prev, action, 'node' in l ? { state: tree.states[l.node]! } : l, history);
     }
   }
   const inverse: Action[] = [{ kind: 'inv_step_into' }, { kind: 'inv_step_over' }, { kind: 'inv_step_call' }];
@@ -97,7 +106,7 @@ export function checkTree(tree: StateTree, flow: ControlFlow, lines: readonly st
     const prev = tree.inverse[p]!.state;
     for (const action of inverse) {
       const l = tree.move(p, action);
-      check('inverse', prev, action, 'node' in l ? { state: tree.inverse[l.node]!.state } : l);
+      await check('inverse', prev, action, 'node' in l ? { state: tree.inverse[l.node]!.state } : l);
     }
   }
   return { checked, refused };

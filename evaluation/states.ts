@@ -231,7 +231,7 @@ async function scoreRow(
           failed(err);
         }
       }
-      const impossible = flow !== null && predicted !== null && impossibleMove(flow, t.direction, t.steps[i]!.state, action, predicted.kind === 'state' ? { state: predicted.state } : { exit: predicted.exit }) !== null;
+      const impossible = flow !== null && predicted !== null && (await impossibleMove(flow, t.direction, t.steps[i]!.state, action, predicted.kind === 'state' ? { state: predicted.state } : { exit: predicted.exit })) !== null;
       const scores = compare(truth, predicted);
       score(action.kind, scores, predicted === null, impossible);
       if (prediction?.origin === 'model' && predicted) shown(confidencePoints(prediction, predicted, truth, scores.exact === true));

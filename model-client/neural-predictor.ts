@@ -30,6 +30,7 @@ import { type FunctionInfo, programInfo, type ProgramInfo } from '../program-ana
 import { guessFrame } from './frame-guess.js';
 import { historyAt, type RunHistory } from '../semantics/history.js';
 import { StepOracle } from '../semantics/oracle.js';
+import { PythonSession } from '../semantics/python-session.js';
 import { ALL_RULES, type RuleSelection } from '../semantics/rule.js';
 import { DEFAULT_MAX_PROMPT_STEPS, directionOf, historyText, slideStarts, windowStarts } from './prompt.js';
 import { type HistoryEntry, historySteps, type PredictOptions, type Prediction, type Predictor, type StartOptions } from './predictor.js';
@@ -68,6 +69,12 @@ export interface NeuralPredictorOptions extends LoadModelFolderOptions, ModelSes
    */
   rules?: RuleSelection;
 }
+
+/**
+ * How long the stepper's questions for one step may take (the walker's own step budget ends
+ * most far sooner): past it the step is decoded without the rules that needed them.
+ */
+const STEPPER_TIMEOUT_MS = 1_000;
 
 interface Program {
   text: string;
@@ -144,6 +151,8 @@ export class NeuralPredictor implements Predictor {
     private readonly opts: NeuralPredictorOptions,
     /** The program length the model trained on (config.json's ndb.program_tokens), if declared. */
     private readonly programTokens: number | undefined,
+    /** CPython's walker for the symbolic stepper's questions (semantics/python-session.ts): one process for the predictor and its siblings. */
+    private readonly python: PythonSession = new PythonSession({ timeoutMs: STEPPER_TIMEOUT_MS }),
   ) {
     this.prefix = new PrefixCache(session, opts.reusePrefix ?? true);
   }
@@ -255,7 +264,7 @@ export class NeuralPredictor implements Predictor {
     // What the input leaves open, the model writes: after the known start of the frame, if any.
     const given = start.kind === 'partial' ? this.tokenizer.encode(start.prefix) : [];
     return this.decode(
-      { ids: [...contextIds, this.tokenizer.tokenId(TOKENS.frameSep), ...given], rules: this.rules(null), given, started, passes, prefilled: context.prefilled },
+      { ids: [...contextIds, this.tokenizer.tokenId(TOKENS.frameSep), ...given], rules: await this.rules(null), given, started, passes, prefilled: context.prefilled },
       opts,
     );
   }
@@ -309,7 +318,7 @@ export class NeuralPredictor implements Predictor {
     const frame = guessFrame(directionOf(steps[steps.length - 1]!), steps, action, program.info, program.lines);
     // A guess must agree with the start the action fixes; its first draft is what follows that.
     const guess = frame && (start === null || frame.start.startsWith(start)) ? { start: continuation(this.tokenizer.encode(frame.start), given), whole: this.tokenizer.encode(frame.whole) } : undefined;
-    const rules = this.rules(action, prev, historyAt(steps, steps.length - 1));
+    const rules = await this.rules(action, prev, historyAt(steps, steps.length - 1));
     const prediction = await this.decode({ ids: [...ids, ...given], rules, prev, given, started, passes, prefilled: 0, ...(guess ? { guess } : {}) }, opts);
     this.upcoming = prediction.kind === 'state' ? { steps, state: prediction.state } : null;
     return prediction;
@@ -380,7 +389,7 @@ export class NeuralPredictor implements Predictor {
     return this.opts.rules ?? ALL_RULES;
   }
 
-  private rules(action: Action | null, prev?: State, history?: RunHistory): FrameRules {
+  private async rules(action: Action | null, prev?: State, history?: RunHistory): Promise<FrameRules> {
     const { lines, names, callLocals, callLines, localNames, info, flow } = this.program!;
     const target = action?.kind === 'breakpoint' ? breakpointFunction(info, lines, action.line) : undefined;
     return {
@@ -392,7 +401,7 @@ export class NeuralPredictor implements Predictor {
       localNames,
       ...(prev ? { prevFunction: prev.stack[prev.stack.length - 1]!.function } : {}),
       ...(target ? { breakpointFunction: target } : {}),
-      ...(flow ? { oracle: new StepOracle(flow, action, prev, history, this.ruleSelection) } : {}),
+      ...(flow ? { oracle: await StepOracle.build(flow, action, prev, history, this.ruleSelection, this.python) } : {}),
     };
   }
 
@@ -506,10 +515,11 @@ export class NeuralPredictor implements Predictor {
 
   /** A predictor sharing this one's model session (its weights and device), nothing else; release the session through this one only. */
   sibling(): NeuralPredictor {
-    return new NeuralPredictor(this.session, this.tokenizer, this.table, this.opts, this.programTokens);
+    return new NeuralPredictor(this.session, this.tokenizer, this.table, this.opts, this.programTokens, this.python);
   }
 
   release(): Promise<void> {
+    this.python.dispose();
     return this.session.release();
   }
 }

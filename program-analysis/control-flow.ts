@@ -20,7 +20,8 @@
  * where a loop target's next value comes from (`loops`, semantics/rules/loop.ts); the
  * value a line that is only `return LITERAL` returns (returnValues()); the `if` and `while`
  * tests a state decides (`branches`, semantics/rules/branch.ts) and the values of
- * assignments and returns it decides (`assigned`, `returned`, semantics/expr-eval.ts).
+ * statements and returns it decides (`statements`, `returned`: their sources, which the
+ * symbolic stepper has CPython's walker evaluate, semantics/python-session.ts).
  * A line event never lands on a function's first line that carries only its preamble
  * (`quiet`), and stepping back reaches the call only from a line a call can run first.
  *
@@ -66,80 +67,44 @@ const LoopSchema = z.object({
   fresh: z.boolean().optional(),
   /** A comprehension that walks only parameters of its function, never rebound or changed there: any state of the call shows what it walks. */
   settled: z.boolean().optional(),
-  /** A list comprehension as an expression of its caller's values: what its frame returns (defined below). */
-  value: z.lazy(() => TestExprSchema).optional(),
+  /** A list comprehension's source, an expression of its caller's values: what its frame returns. */
+  value: z.string().optional(),
   /** A comprehension's free variables: the names it reads from the function around it, which its frame shows. */
   free: z.array(z.string()).optional(),
 });
 export type Loop = z.infer<typeof LoopSchema>;
 
-/** A branch test as control_flow.py's test_expr writes it: only reads of values a state shows. */
-export type TestExpr =
-  | { const: string }
-  | { name: string }
-  | { compare: string[]; operands: TestExpr[] }
-  | { bool: 'and' | 'or'; values: TestExpr[] }
-  | { not: TestExpr }
-  | { neg: TestExpr }
-  | { invert: TestExpr }
-  | { binary: string; operands: TestExpr[] }
-  | { ifexp: TestExpr[] }
-  | { list: TestExpr[] }
-  | { tuple: TestExpr[] }
-  | { call: string; args: TestExpr[] }
-  | { calls: string; args: TestExpr[] }
-  | { method: string; object: TestExpr; args: TestExpr[] }
-  | { slice: (TestExpr | null)[]; of: TestExpr }
-  | { index: TestExpr; of: TestExpr }
-  | { comp: { elt: TestExpr; generators: { target: TestExpr; iter: TestExpr; ifs: TestExpr[] }[] } };
-const TestExprSchema: z.ZodType<TestExpr> = z.lazy(() =>
-  z.union([
-    z.object({ const: z.string() }).strict(),
-    z.object({ name: z.string() }).strict(),
-    z.object({ compare: z.array(z.string()), operands: z.array(TestExprSchema) }).strict(),
-    z.object({ bool: z.enum(['and', 'or']), values: z.array(TestExprSchema) }).strict(),
-    z.object({ not: TestExprSchema }).strict(),
-    z.object({ neg: TestExprSchema }).strict(),
-    z.object({ invert: TestExprSchema }).strict(),
-    z.object({ binary: z.string(), operands: z.array(TestExprSchema) }).strict(),
-    z.object({ ifexp: z.array(TestExprSchema) }).strict(),
-    z.object({ list: z.array(TestExprSchema) }).strict(),
-    z.object({ tuple: z.array(TestExprSchema) }).strict(),
-    z.object({ call: z.string(), args: z.array(TestExprSchema) }).strict(),
-    z.object({ calls: z.string(), args: z.array(TestExprSchema) }).strict(),
-    z.object({ method: z.string(), object: TestExprSchema, args: z.array(TestExprSchema) }).strict(),
-    z.object({ slice: z.array(TestExprSchema.nullable()), of: TestExprSchema }).strict(),
-    z.object({ index: TestExprSchema, of: TestExprSchema }).strict(),
-    z.object({
-      comp: z.object({ elt: TestExprSchema, generators: z.array(z.object({ target: TestExprSchema, iter: TestExprSchema, ifs: z.array(TestExprSchema) })) }),
-    }).strict(),
-  ]),
-);
-/** An `if`, `elif` or `while` header whose test a state decides, and its body's first line. */
-const BranchSchema = z.object({ test: TestExprSchema, body: z.number().int() });
+/**
+ * An `if`, `elif` or `while` header whose test the walker may decide on a state's values (its
+ * source), and its body's first line; `opens`: evaluating it opens a frame of the program's
+ * (a comprehension, a lambda, a function of the program), where step_into stops first.
+ */
+const BranchSchema = z.object({ test: z.string(), body: z.number().int(), opens: z.literal(true).optional() });
 export type Branch = z.infer<typeof BranchSchema>;
 /**
- * A line that only assigns a name an expression of shown values (`i += 1`, `c = s[i]`); a
- * tuple assignment's other names in `also` (`a, b = b, a + b`: every value read before any is
- * bound); `when` for `if TEST: NAME = EXPR` on one line.
+ * A line that is only a simple statement the walker can run on a state's values (`i += 1`,
+ * `a, b = b, a + b`, `xs.append(x)`, `d[k] = v`, `if n < 0: n = -n`): its source, the locals it
+ * may bind or change, and for `x += part` (or `x = x - part`) what stepping back undoes.
  */
-const AssignedSchema = z.object({
-  name: z.string(),
-  value: TestExprSchema,
-  also: z.array(z.object({ name: z.string(), value: TestExprSchema })).optional(),
-  /** The test of an `if` whose body is the assignment, all on one line: the names are bound only where it holds. */
-  when: TestExprSchema.optional(),
+const StatementSchema = z.object({
+  source: z.string(),
+  binds: z.array(z.string()),
+  undo: z.object({ name: z.string(), op: z.enum(['+', '-']), part: z.string() }).optional(),
 });
-export type Assigned = z.infer<typeof AssignedSchema>;
-/** A line that only changes a local list or dict in place (`xs.append(x)`, `d[k] = v`). */
-const MutatedSchema = z.object({ name: z.string(), op: z.enum(['append', 'extend', 'insert', 'pop', 'setitem']), args: z.array(TestExprSchema) });
-export type Mutated = z.infer<typeof MutatedSchema>;
+export type Statement = z.infer<typeof StatementSchema>;
 /** A line that only assigns (`name`) or returns a call's value (`y = helper(x)`, `return [c for c in s]`): only `callee`'s frame returns into it. */
 const ReceivedSchema = z.object({ name: z.string().optional(), callee: z.string() });
 export type Received = z.infer<typeof ReceivedSchema>;
-/** A function of the program a call of shown values may evaluate: its body is only `return EXPR` of its parameters. */
-const PureFunctionSchema = z.object({ params: z.array(z.string()), body: TestExprSchema });
-export type PureFunction = z.infer<typeof PureFunctionSchema>;
+/** A function of the program a call of shown values may evaluate: its body is only `return EXPR` of its parameters (the source). */
+const PureFunctionSchema = z.object({ params: z.array(z.string()), body: z.string() });
+/** The program's module-level imports of modules and of their attributes, by the name each binds. */
+const ImportsSchema = z.object({ modules: z.record(z.string(), z.string()), names: z.record(z.string(), z.string()) });
+/** What an expression of the program may call besides builtins: its imports and pure functions (semantics/python-session.ts Bindings). */
+export interface ProgramBindings {
+  modules: Readonly<Record<string, string>>;
+  names: Readonly<Record<string, string>>;
+  functions: Readonly<Record<string, { params: string[]; body: string }>>;
+}
 
 const FlowSchema = z.discriminatedUnion('kind', [
   z.object({
@@ -151,10 +116,10 @@ const FlowSchema = z.discriminatedUnion('kind', [
     loops: z.record(z.string(), z.array(LoopSchema)),
     returns_literal: z.record(z.string(), z.string()),
     branches: z.record(z.string(), BranchSchema),
-    assigned: z.record(z.string(), AssignedSchema),
-    returned: z.record(z.string(), TestExprSchema),
+    statements: z.record(z.string(), StatementSchema),
+    returned: z.record(z.string(), z.string()),
     pure: z.record(z.string(), PureFunctionSchema),
-    mutated: z.record(z.string(), MutatedSchema),
+    imports: ImportsSchema,
     received: z.record(z.string(), ReceivedSchema),
   }),
   z.object({ kind: z.literal('error'), message: z.string() }),
@@ -231,6 +196,18 @@ export function stackText(frames: readonly Frame[]): string {
   return frames.map((f) => `${f.function}:${f.line}`).join(' ');
 }
 
+/** What the lines of a program decide of values (control_flow.py), for the symbolic stepper. */
+export interface ValueFacts {
+  literals: ReadonlyMap<number, Readonly<Record<string, string>>>;
+  loops: ReadonlyMap<number, readonly Loop[]>;
+  returnsLiteral: ReadonlyMap<number, string>;
+  branches: ReadonlyMap<number, Branch>;
+  statements: ReadonlyMap<number, Statement>;
+  returned: ReadonlyMap<number, string>;
+  bindings: ProgramBindings;
+  received: ReadonlyMap<number, Received>;
+}
+
 export class ControlFlow {
   /**
    * @param ownReprs the program defines `__repr__` (its values may print as anything; otherwise
@@ -240,25 +217,35 @@ export class ControlFlow {
     readonly frames: ReadonlyMap<string, FrameFlow>,
     readonly ownReprs = false,
     readonly programNames: ProgramNames = NO_NAMES,
-    /** Line -> the repr each name holds after it: a line that only assigns literals (`acc = []`), from control_flow.py. */
-    readonly literals: ReadonlyMap<number, Readonly<Record<string, string>>> = new Map(),
-    /** Line -> the loops whose targets' next values a state tells (`for x in xs:`), from control_flow.py. */
-    readonly loops: ReadonlyMap<number, readonly Loop[]> = new Map(),
-    /** Line -> the repr a line that is only `return LITERAL` returns (control_flow.py's `returns_literal`). */
-    readonly returnsLiteral: ReadonlyMap<number, string> = new Map(),
-    /** Line -> the `if`/`elif`/`while` test a state decides there (control_flow.py's `branches`, semantics/rules/branch.ts). */
-    readonly branches: ReadonlyMap<number, Branch> = new Map(),
-    /** Line -> the name it assigns and the expression of shown values it assigns (control_flow.py's `assigned`). */
-    readonly assigned: ReadonlyMap<number, Assigned> = new Map(),
-    /** Line -> the expression of shown values a line that is only `return EXPR` returns (control_flow.py's `returned`). */
-    readonly returned: ReadonlyMap<number, TestExpr> = new Map(),
-    /** The program's functions a call in those expressions may stand for (control_flow.py's `pure`). */
-    readonly pure: ReadonlyMap<string, PureFunction> = new Map(),
-    /** Line -> the local list or dict it changes in place, and how (control_flow.py's `mutated`). */
-    readonly mutated: ReadonlyMap<number, Mutated> = new Map(),
-    /** Line -> the name that holds a call's return value after it, or the line returns it (control_flow.py's `received`). */
-    readonly received: ReadonlyMap<number, Received> = new Map(),
-  ) {}
+    /** What lines decide of values, for the symbolic stepper (semantics/rules/). */
+    values: Partial<ValueFacts> = {},
+  ) {
+    this.literals = values.literals ?? new Map();
+    this.loops = values.loops ?? new Map();
+    this.returnsLiteral = values.returnsLiteral ?? new Map();
+    this.branches = values.branches ?? new Map();
+    this.statements = values.statements ?? new Map();
+    this.returned = values.returned ?? new Map();
+    this.bindings = values.bindings ?? { modules: {}, names: {}, functions: {} };
+    this.received = values.received ?? new Map();
+  }
+
+  /** Line -> the repr each name holds after it: a line that only assigns literals (`acc = []`), from control_flow.py. */
+  readonly literals: ReadonlyMap<number, Readonly<Record<string, string>>>;
+  /** Line -> the loops whose targets' next values a state tells (`for x in xs:`), from control_flow.py. */
+  readonly loops: ReadonlyMap<number, readonly Loop[]>;
+  /** Line -> the repr a line that is only `return LITERAL` returns (control_flow.py's `returns_literal`). */
+  readonly returnsLiteral: ReadonlyMap<number, string>;
+  /** Line -> the `if`/`elif`/`while` test a state decides there (control_flow.py's `branches`, semantics/rules/branch.ts). */
+  readonly branches: ReadonlyMap<number, Branch>;
+  /** Line -> the simple statement it is, which the walker may run on a state's values (control_flow.py's `statements`). */
+  readonly statements: ReadonlyMap<number, Statement>;
+  /** Line -> the source of EXPR on a line that is only `return EXPR` (control_flow.py's `returned`). */
+  readonly returned: ReadonlyMap<number, string>;
+  /** The imports and pure functions those expressions may call (control_flow.py's `imports` and `pure`). */
+  readonly bindings: ProgramBindings;
+  /** Line -> the name that holds a call's return value after it, or the line returns it (control_flow.py's `received`). */
+  readonly received: ReadonlyMap<number, Received>;
 
   /** unboundBefore's answers, by frame name and line. */
   private readonly unbound = new Map<string, ReadonlySet<string>>();
@@ -304,13 +291,12 @@ export class ControlFlow {
     const loops = new Map(Object.entries(out.loops).map(([line, found]) => [Number(line), found] as const));
     const returnsLiteral = new Map(Object.entries(out.returns_literal).map(([line, text]) => [Number(line), text] as const));
     const branches = new Map(Object.entries(out.branches).map(([line, branch]) => [Number(line), branch] as const));
-    const assigned = new Map(Object.entries(out.assigned).map(([line, a]) => [Number(line), a] as const));
+    const statements = new Map(Object.entries(out.statements).map(([line, st]) => [Number(line), st] as const));
     const returned = new Map(Object.entries(out.returned).map(([line, value]) => [Number(line), value] as const));
-    const pure = new Map(Object.entries(out.pure));
-    const mutated = new Map(Object.entries(out.mutated).map(([line, m]) => [Number(line), m] as const));
+    const bindings = { ...out.imports, functions: out.pure };
     const names = { unstable: new Set(out.unstable), directOnly: new Set(out.direct_only), localsByCodeOnly };
     const received = new Map(Object.entries(out.received).map(([line, r]) => [Number(line), r] as const));
-    return new ControlFlow(frames, ownReprs, names, literals, loops, returnsLiteral, branches, assigned, returned, pure, mutated, received);
+    return new ControlFlow(frames, ownReprs, names, { literals, loops, returnsLiteral, branches, statements, returned, bindings, received });
   }
 
   /**

@@ -130,6 +130,7 @@ run can make. Prints one JSON object {"kind": "ok", "frames": {NAME: {...}}} or
 {"kind": "error", "message": ...}.
 """
 import ast
+import builtins
 import dis
 import json
 import sys
@@ -500,7 +501,7 @@ def fresh_targets(loop, targets, parents):
     return not (targets & (params | bound_elsewhere))
 
 
-def loop_lines(tree, rebound, pure=frozenset(), free=None):
+def loop_lines(tree, rebound, pure=frozenset(), free=None, imports=None):
     """line -> [{kind, sources, body?, body_end?, fresh?}] for the loops whose next element a state tells: see the module's docstring."""
     parents = parent_map(tree)
 
@@ -561,7 +562,8 @@ def loop_lines(tree, rebound, pure=frozenset(), free=None):
                     loop['settled'] = True
                 # Its value from the caller's state on the line: only where nothing on the line can
                 # change a value the comprehension reads before it runs.
-                value = comprehension(node, rebound, pure) if kind == '<listcomp>' and reads_only(statement, node, rebound) else None
+                value = ast.unparse(node) if kind == '<listcomp>' and reads_only(statement, node, rebound) \
+                    and decidable(node, rebound, pure, imports) else None
                 if value:
                     loop['value'] = value
                 if (free or {}).get((node.lineno, kind)) is not None:
@@ -573,7 +575,8 @@ def loop_lines(tree, rebound, pure=frozenset(), free=None):
                          and (l['kind'] == 'for' or comprehensions[(line, l['kind'])] == 1)])}
 
 
-# A test's parts: what it may compare and compute (semantics/expr-eval.ts evaluates them).
+# What received_lines lets a line evaluate before its call: reads of shown values that call no
+# function of the program's and take no callback (so no frame but the callee's returns into it).
 COMPARE_OPS = {ast.Eq: '==', ast.NotEq: '!=', ast.Lt: '<', ast.LtE: '<=', ast.Gt: '>', ast.GtE: '>=', ast.In: 'in',
                ast.NotIn: 'not in', ast.Is: 'is', ast.IsNot: 'is not'}
 BINARY_OPS = {ast.Add: '+', ast.Sub: '-', ast.Mult: '*', ast.FloorDiv: '//', ast.Mod: '%', ast.Div: '/', ast.Pow: '**',
@@ -596,8 +599,7 @@ TEST_METHODS = {'isdigit': {0}, 'isalpha': {0}, 'isalnum': {0}, 'isspace': {0}, 
 
 
 def test_expr(node, rebound, walked=False, pure=frozenset()):
-    """A branch test (or an assigned value) as a JSON tree, or None where it does more than read shown
-    values. `walked`: the node is iterated whole (a comprehension's iterable, the argument of `sum`,
+    """The expression as a JSON tree, or None where it does more than read shown values. `walked`: the node is iterated whole (a comprehension's iterable, the argument of `sum`,
     `sorted`, `''.join`...), where an iterator (`range`, `enumerate`, `zip`, `reversed`, `d.items()`)
     and a generator expression may stand too. `pure`: the program's functions a call may evaluate
     (pure_functions)."""
@@ -670,6 +672,74 @@ def test_expr(node, rebound, walked=False, pure=frozenset()):
     return None
 
 
+# The node types of an expression the walker (semantics/evaluate.py) may decide; it refuses what
+# it cannot (a callable or an attribute outside its whitelist, a local it cannot rebuild), so this
+# only keeps out what would run the program's own code or read a name the program rebinds.
+DECIDABLE = (ast.Constant, ast.Name, ast.expr_context, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp,
+             ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Subscript, ast.Slice, ast.Call, ast.keyword, ast.Attribute,
+             ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.comprehension, ast.JoinedStr,
+             ast.FormattedValue, ast.Lambda, ast.arguments, ast.arg, ast.Starred,
+             ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+def decidable(node, rebound, pure, imports):
+    """Whether the walker's value of `node`, on a state's locals, is the program's: no attribute or
+    name of Python's internals, no builtin the program rebinds somewhere (`len` may be its own), no
+    call of a function of the program's but a pure one (whose body the walker evaluates), and
+    modules only through the program's imports (`imports`: alias -> module, module_imports)."""
+    imports = imports or {}
+    for n in ast.walk(node):
+        if not isinstance(n, DECIDABLE):
+            return False
+        if isinstance(n, ast.Attribute) and n.attr.startswith('_'):
+            return False
+        if isinstance(n, ast.Name):
+            if n.id.startswith('__') or (n.id in BUILTIN_NAMES and n.id in rebound and n.id not in imports):
+                return False
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in rebound \
+                and n.func.id not in pure and n.func.id not in imports:
+            # A function or class of the program: its frame runs code.
+            return False
+    return True
+
+
+def opens_frame(node, functions):
+    """Whether evaluating `node` opens a frame of the program's (step_into stops there first): a
+    comprehension, a generator expression, a lambda, or a function of the program, called or passed."""
+    return any(isinstance(n, FRAME_OPENERS) or (isinstance(n, ast.Name) and n.id in functions) for n in ast.walk(node))
+
+
+def module_imports(tree):
+    """The program's module-level imports the walker may bind, by the name each binds once and
+    nothing else binds: {'modules': {alias: module}, 'names': {name: 'module.attr'}}."""
+    bound = {}
+    for n in ast.walk(tree):
+        names = []
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            names = [n.id]
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [n.name]
+        elif isinstance(n, ast.arg):
+            names = [n.arg]
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            names = [(a.asname or a.name).split('.')[0] for a in n.names]
+        for name in names:
+            bound[name] = bound.get(name, 0) + 1
+    modules, attrs = {}, {}
+    for n in tree.body:
+        if isinstance(n, ast.Import):
+            for a in n.names:
+                if a.asname or '.' not in a.name:
+                    modules[a.asname or a.name] = a.name
+        elif isinstance(n, ast.ImportFrom) and n.level == 0 and n.module:
+            for a in n.names:
+                if a.name != '*':
+                    attrs[a.asname or a.name] = f'{n.module}.{a.name}'
+    once = lambda found: {k: v for k, v in found.items() if bound.get(k) == 1}  # noqa: E731
+    return {'modules': once(modules), 'names': once(attrs)}
+
+
 def comprehension(node, rebound, pure=frozenset()):
     """A list comprehension or generator expression as {comp: {elt, generators: [{target, iter, ifs}]}}, or None."""
     def target(t):
@@ -690,11 +760,11 @@ def comprehension(node, rebound, pure=frozenset()):
     return elt and {'comp': {'elt': elt, 'generators': generators}}
 
 
-def pure_functions(tree, rebound, direct):
+def pure_functions(tree, rebound, direct, imports):
     """name -> {params, body} for the program's functions a call of shown values may evaluate: a plain
     module-level function only ever called by name (`direct`), with positional parameters and no
-    defaults, whose body is only `return EXPR` (after a docstring), EXPR an expression of its
-    parameters as a branch test may be, calling only such functions."""
+    defaults, whose body is only `return EXPR` (after a docstring), EXPR an expression the walker
+    may decide (decidable) calling only such functions. `body` is EXPR's source."""
     if not program_tests_values(tree, rebound):
         return {}
     shapes = {}
@@ -713,10 +783,9 @@ def pure_functions(tree, rebound, direct):
     # Drop, until none is left to drop, the functions whose body calls something else.
     pure = set(shapes)
     while True:
-        bodies = {name: test_expr(value, rebound, False, frozenset(pure)) for name, (_, value) in shapes.items() if name in pure}
-        failed = {name for name, body in bodies.items() if body is None}
+        failed = {name for name in pure if not decidable(shapes[name][1], rebound, frozenset(pure), imports)}
         if not failed:
-            return {name: {'params': shapes[name][0], 'body': body} for name, body in bodies.items()}
+            return {name: {'params': shapes[name][0], 'body': ast.unparse(shapes[name][1])} for name in sorted(pure)}
         pure -= failed
 
 
@@ -726,85 +795,78 @@ def program_tests_values(tree, rebound):
     return '*' not in rebound and not any(isinstance(n, ast.ClassDef) for n in ast.walk(tree))
 
 
-def assigned_lines(tree, statements, rebound, pure):
-    """line -> {name, value, also?, when?} for the lines that only assign a name an expression of shown values:
-    see the module's docstring."""
+def statement_lines(tree, statements, rebound, pure, imports):
+    """line -> {source, binds, undo?} for the lines that are only a simple statement the walker can run
+    on a state's values: see the module's docstring."""
     if not program_tests_values(tree, rebound):
         return {}
 
-    def assignment(node):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        if len(targets) == 1 and isinstance(node, ast.Assign) and isinstance(targets[0], ast.Tuple):
-            # `a, b = b, a + b`: the right side is evaluated whole before any name is bound.
-            names = [t.id if isinstance(t, ast.Name) else None for t in targets[0].elts]
-            parts = node.value.elts if isinstance(node.value, ast.Tuple) else []
-            if None in names or len(set(names)) != len(names) or len(parts) != len(names) \
-                    or any(n.startswith('__') for n in names) or any(isinstance(v, ast.Starred) for v in parts):
-                return None
-            values = [test_expr(v, rebound, False, pure) for v in parts]
-            # All literals are `literals`'.
-            if None in values or all('const' in v for v in values):
-                return None
-            return {'name': names[0], 'value': values[0], 'also': [{'name': n, 'value': v} for n, v in zip(names[1:], values[1:])]}
-        if len(targets) != 1 or not isinstance(targets[0], ast.Name) or targets[0].id.startswith('__'):
-            return None
-        name = targets[0].id
-        if isinstance(node, ast.AugAssign):
-            if type(node.op) not in BINARY_OPS:
-                return None
-            value = test_expr(ast.BinOp(left=ast.Name(id=name, ctx=ast.Load()), op=node.op, right=node.value), rebound, False, pure)
-        else:
-            value = test_expr(node.value, rebound, False, pure)
-        # A literal is `literals`'.
-        return {'name': name, 'value': value} if value is not None and 'const' not in value else None
+    def local(t):
+        # A local the statement binds, or changes in place through a subscript: its name.
+        if isinstance(t, ast.Name) and not t.id.startswith('__'):
+            return [t.id]
+        if isinstance(t, ast.Starred):
+            return local(t.value)
+        if isinstance(t, (ast.Tuple, ast.List)):
+            names = [local(e) for e in t.elts]
+            return None if None in names else [n for ns in names for n in ns]
+        if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and not t.value.id.startswith('__'):
+            return [t.value.id]
+        return None
 
-    out = {}
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.lineno == node.end_lineno \
-                and statements[node.lineno] == 1 and node.value is not None:
-            found = assignment(node)
-        elif isinstance(node, ast.If) and node.lineno == node.end_lineno and not node.orelse and len(node.body) == 1 \
-                and isinstance(node.body[0], (ast.Assign, ast.AugAssign)) and statements[node.lineno] == 2:
-            # `if n < 0: n = -n`, all on one line: the assignment runs where the test holds.
-            when = test_expr(node.test, rebound, False, pure)
-            found = assignment(node.body[0])
-            found = found and when and {**found, 'when': when}
-        else:
-            continue
-        if found:
-            out[node.lineno] = found
-    return out
-
-
-MUTATORS = {'append': 1, 'extend': 1, 'insert': 2, 'pop': 0}
-
-
-def mutated_lines(tree, statements, rebound, pure):
-    """line -> {name, op, args} for a line that only changes a local list or dict in place by values a
-    state shows: `NAME.append(X)`, `NAME.extend(X)`, `NAME.insert(I, X)`, `NAME.pop()` (its result
-    unused), `NAME[K] = X` (op `setitem`, args [K, X]). What NAME shows after is the state
-    before's value so changed (semantics/expr-eval.ts's mutated)."""
-    if not program_tests_values(tree, rebound):
-        return {}
-    out = {}
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.stmt) or node.lineno != node.end_lineno or statements[node.lineno] != 1:
-            continue
+    def shape(node):
+        """(names it may bind or change, the expressions it evaluates) of a simple statement, or None."""
+        if isinstance(node, ast.Assign):
+            names = [local(t) for t in node.targets]
+            return None if None in names else ([n for ns in names for n in ns], [node.value, *node.targets])
+        if isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None and not isinstance(node.target, ast.Starred):
+            names = local(node.target)
+            return names and (names, [node.value, node.target])
+        if isinstance(node, ast.Delete):
+            names = [local(t) for t in node.targets]
+            return None if None in names or not all(isinstance(t, ast.Subscript) for t in node.targets) \
+                else ([n for ns in names for n in ns], node.targets)
+        # `xs.append(x)`, `d.update(e)`: a method of a local, which may change it in place.
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
-                and isinstance(node.value.func.value, ast.Name) and not node.value.keywords \
-                and MUTATORS.get(node.value.func.attr) == len(node.value.args):
-            name, op, parts = node.value.func.value.id, node.value.func.attr, node.value.args
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
-                and isinstance(node.targets[0].value, ast.Name) and not isinstance(node.targets[0].slice, ast.Slice):
-            name, op, parts = node.targets[0].value.id, 'setitem', [node.targets[0].slice, node.value]
+                and isinstance(node.value.func.value, ast.Name) and not node.value.func.value.id.startswith('__'):
+            return [node.value.func.value.id], [node.value]
+        return None
+
+    def undo(node):
+        """`x += part`, `x = x + part` (or -), `part` not reading x: what stepping back over it undoes."""
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            name, op, part = node.target.id, node.op, node.value
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.BinOp) and isinstance(node.value.left, ast.Name) and node.value.left.id == node.targets[0].id:
+            name, op, part = node.targets[0].id, node.value.op, node.value.right
+        else:
+            return None
+        if type(op) not in (ast.Add, ast.Sub) or any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(part)):
+            return None
+        return {'name': name, 'op': '+' if isinstance(op, ast.Add) else '-', 'part': ast.unparse(part)}
+
+    out = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt) or node.lineno != node.end_lineno:
+            continue
+        if isinstance(node, ast.If) and not node.orelse and len(node.body) == 1 and statements[node.lineno] == 2:
+            # `if n < 0: n = -n`, all on one line: the statement runs where the test holds.
+            found = shape(node.body[0])
+            if found is None or not decidable(node.test, rebound, pure, imports):
+                continue
+            source = f'if {ast.unparse(node.test)}: {ast.unparse(node.body[0])}'
+            entry = {}
+        elif statements[node.lineno] == 1:
+            found = shape(node)
+            if found is None:
+                continue
+            source = ast.unparse(node)
+            entry = {k: v for k, v in (('undo', undo(node)),) if v}
         else:
             continue
-        # `xs.append(xs)` would make a list that holds itself.
-        args = [test_expr(a, rebound, op == 'extend', pure) for a in parts]
-        held = [e for a in parts for e in ([a] + (a.elts if isinstance(a, (ast.List, ast.Tuple)) else []))]
-        if None in args or any(isinstance(e, ast.Name) and e.id == name for e in held):
-            continue
-        out[node.lineno] = {'name': name, 'op': op, 'args': args}
+        names, parts = found
+        if all(decidable(p, rebound, pure, imports) for p in parts):
+            out[node.lineno] = {'source': source, 'binds': sorted(set(names)), **entry}
     return out
 
 
@@ -869,25 +931,25 @@ def received_lines(tree, statements, rebound):
     return out
 
 
-def returned_lines(tree, statements, rebound, pure):
-    """line -> the value (a JSON tree, as a branch's test) of a line that is only `return EXPR`, EXPR
-    an expression a branch test may be and not a literal (`returns_literal` has those)."""
+def returned_lines(tree, statements, rebound, pure, imports):
+    """line -> EXPR's source for a line that is only `return EXPR`, EXPR decidable and not a literal
+    (`returns_literal` has those)."""
     if not program_tests_values(tree, rebound):
         return {}
     out = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Return) and node.value is not None and node.lineno == node.end_lineno \
-                and statements[node.lineno] == 1:
-            value = test_expr(node.value, rebound, False, pure)
-            if value is not None and 'const' not in value:
-                out[node.lineno] = value
+                and statements[node.lineno] == 1 and not isinstance(node.value, ast.Constant) \
+                and decidable(node.value, rebound, pure, imports):
+            out[node.lineno] = ast.unparse(node.value)
     return out
 
 
-def branch_lines(tree, statements, rebound, pure):
-    """line -> {test, body} for the `if`, `elif` and `while` headers a state can decide: see the module's docstring."""
+def branch_lines(tree, statements, rebound, pure, imports):
+    """line -> {test, body, opens?} for the `if`, `elif` and `while` headers a state can decide: see the module's docstring."""
     if not program_tests_values(tree, rebound):
         return {}
+    functions = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and hasattr(n, 'name')}
     out = {}
     for node in ast.walk(tree):
         if not isinstance(node, (ast.If, ast.While)) or statements[node.lineno] != 1 or node.test.end_lineno != node.lineno:
@@ -896,9 +958,9 @@ def branch_lines(tree, statements, rebound, pure):
         # A decorated def runs its decorators' lines first.
         if first.lineno == node.lineno or getattr(first, 'decorator_list', None) or isinstance(node.test, ast.Constant):
             continue
-        test = test_expr(node.test, rebound, False, pure)
-        if test is not None:
-            out[node.lineno] = {'test': test, 'body': first.lineno}
+        if decidable(node.test, rebound, pure, imports):
+            out[node.lineno] = {'test': ast.unparse(node.test), 'body': first.lineno,
+                                **({'opens': True} if opens_frame(node.test, functions) else {})}
     return out
 
 
@@ -1013,15 +1075,17 @@ def control_flow(source):
         literals[line] = {**literals.get(line, {}), **names}
     by_line = lambda found: {str(line): value for line, value in sorted(found.items())}  # noqa: E731
     direct = direct_only(tree, source)
-    pure = pure_functions(tree, rebound, direct)
+    imported = module_imports(tree)
+    imports = {**imported['modules'], **imported['names']}
+    pure = pure_functions(tree, rebound, direct, imports)
     pure_names = frozenset(pure)
     return {'kind': 'ok', 'frames': out, 'unstable': sorted(unstable_names(tree)), 'direct_only': sorted(direct),
             'literals': by_line(literals), 'returns_literal': by_line(return_literals(tree, statements, rebinds_set)),
-            'loops': by_line(loop_lines(tree, rebound, pure_names, free)), 'branches': by_line(branch_lines(tree, statements, rebound, pure_names)),
-            'assigned': by_line(assigned_lines(tree, statements, rebound, pure_names)),
-            'returned': by_line(returned_lines(tree, statements, rebound, pure_names)), 'pure': pure,
-            'mutated': by_line(mutated_lines(tree, statements, rebound, pure_names)),
-            'received': by_line(received_lines(tree, statements, rebound))}
+            'loops': by_line(loop_lines(tree, rebound, pure_names, free, imports)),
+            'branches': by_line(branch_lines(tree, statements, rebound, pure_names, imports)),
+            'statements': by_line(statement_lines(tree, statements, rebound, pure_names, imports)),
+            'returned': by_line(returned_lines(tree, statements, rebound, pure_names, imports)), 'pure': pure,
+            'imports': imported, 'received': by_line(received_lines(tree, statements, rebound))}
 
 
 def main():

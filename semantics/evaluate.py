@@ -65,7 +65,9 @@ shapes in full: semantics/python-session.ts):
 
 "raised": the expression or statement raises that Python exception on the known values (the
 program would raise it too); "error": the walker cannot tell (a refusal, an unknown name, a
-local that cannot be rebuilt, a budget).
+local that cannot be rebuilt, a budget). A request with `"set_order": "check"` (the symbolic
+stepper's) is also answered "error" where its answer hangs on the iteration order of a set
+the locals show, which a repr does not tell (relaid).
 """
 import ast
 import builtins
@@ -1006,8 +1008,56 @@ def _functions(request):
     return out
 
 
-def _prepare(request, text_key, mode):
-    """The request's syntax tree and a walker over its locals, imports and functions."""
+def _has_sets(value, depth=0):
+    """Whether a value holds a set or frozenset of two or more elements, at any depth."""
+    t = type(value)
+    if t in (set, frozenset):
+        return len(value) > 1 or any(_has_sets(v, depth + 1) for v in value)
+    if depth > 50:
+        return False
+    if t in (list, tuple):
+        return any(_has_sets(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return any(_has_sets(k, depth + 1) or _has_sets(v, depth + 1) for k, v in value.items())
+    return False
+
+
+# Dummies that grow a set's table before its elements go in (removed after): no repr's value is one.
+_GROW = tuple(object() for _ in range(40))
+
+
+# The other layouts a set the locals show is tried in: its elements in another order, into a
+# fresh table or a grown one (relaid).
+LAYOUTS = ('reversed, grown', 'rotated', 'reversed')
+
+
+def relaid(value, layout, depth=0):
+    """The same value with every set and frozenset of two or more elements laid out anew (a
+    LAYOUTS entry). A repr shows a set's elements, not the history (insertions, removals, the
+    table's size) that made its iteration order, so a rebuilt set may iterate otherwise than the
+    program's: what depends on that order is not known (answer's `set_order` check)."""
+    t = type(value)
+    if depth > 50:
+        return value
+    if t in (set, frozenset) and len(value) > 1:
+        items = [relaid(v, layout, depth + 1) for v in value]
+        items = items[1:] + items[:1] if layout == 'rotated' else items[::-1]
+        laid = set(_GROW) if 'grown' in layout else set()
+        laid.update(items)
+        laid.difference_update(_GROW)
+        return laid if t is set else frozenset(laid)
+    if t is list:
+        return [relaid(v, layout, depth + 1) for v in value]
+    if t is tuple:
+        return tuple(relaid(v, layout, depth + 1) for v in value)
+    if t is dict:
+        return {relaid(k, layout, depth + 1): relaid(v, layout, depth + 1) for k, v in value.items()}
+    return value
+
+
+def _prepare(request, text_key, mode, relayout=None):
+    """The request's syntax tree and a walker over its locals, imports and functions (`relayout`:
+    their sets laid out anew, a LAYOUTS entry)."""
     text = request.get(text_key)
     if not isinstance(text, str):
         raise BadRequest(f'bad request: {text_key} must be a string')
@@ -1017,12 +1067,27 @@ def _prepare(request, text_key, mode):
     _check_tree(tree)
     functions = _functions(request)
     values, unusable = namespace(locals_)
+    if relayout:
+        values = {name: relaid(v, relayout) for name, v in values.items()}
     bound, refused = _bindings(modules, names)
     return tree, SafeEvaluator(values, unusable, bound, refused, functions), locals_
 
 
-def _evaluate(request):
-    tree, walker, locals_ = _prepare(request, 'expression', 'eval')
+def _rebuilt(text):
+    """A result's value back from its repr (None where it is not one namespace rebuilds)."""
+    values, _ = namespace({'v': text})
+    return values.get('v')
+
+
+def _sets_shown(request):
+    """Whether a local of the request holds a set of two or more elements (namespace's reading)."""
+    locals_ = request.get('locals') if isinstance(request.get('locals'), dict) else {}
+    values, _ = namespace({k: v for k, v in locals_.items() if isinstance(v, str)})
+    return any(_has_sets(v) for v in values.values())
+
+
+def _evaluate(request, relayout=None):
+    tree, walker, locals_ = _prepare(request, 'expression', 'eval', relayout)
     value = walker.evaluate(tree)
     if isinstance(value, types.GeneratorType):
         value.close()
@@ -1032,8 +1097,8 @@ def _evaluate(request):
     return finish, locals_
 
 
-def _execute(request):
-    tree, walker, locals_ = _prepare(request, 'statement', 'exec')
+def _execute(request, relayout=None):
+    tree, walker, locals_ = _prepare(request, 'statement', 'exec', relayout)
     before = {name: repr(v) for name, v in walker.values.items()}
     for stmt in tree.body:
         walker.execute(stmt)
@@ -1087,9 +1152,24 @@ def answer(request, serving=False):
         try:
             _arm(serving)
             finish, locals_ = run(request)
+            result = finish()
+            # `"set_order": "check"` (the symbolic stepper's): an answer must not hang on the
+            # iteration order of a set the locals show, which their reprs do not tell: not where
+            # it holds such a set itself (built from it, its order is the rebuilt one's), nor
+            # where another layout of the shown sets (relaid) answers otherwise.
+            if request.get('set_order') == 'check' and result['kind'] in ('value', 'changed') and _sets_shown(request):
+                shown = [result['repr']] if result['kind'] == 'value' else list(result['locals'].values())
+                unordered = any(_has_sets(_rebuilt(text)) for text in shown)
+                for layout in LAYOUTS:
+                    if unordered:
+                        break
+                    again, _ = run(request, relayout=layout)
+                    unordered = again() != result
+                if unordered:
+                    return {'kind': 'error', 'message': f'the {what} depends on the order of a set, which its repr does not tell'}
         finally:
             _disarm()
-        return finish()
+        return result
     except BadRequest as e:
         return {'kind': 'error', 'message': _cap(str(e))}
     except Refused as e:

@@ -4,7 +4,9 @@
  * the step can land, and for each frame being written (once its head and location are read)
  * the names unbound, the names that must be written, each decided local's value and a
  * return's value. Nothing of the program runs: the rules (rules/index.ts, in order of
- * precedence) decide what Python's semantics decide from the values the state shows.
+ * precedence) decide what Python's semantics decide from the values the state shows, and what
+ * needs Python's value semantics (a statement's effect, a test, a return's value) CPython's
+ * own safe walker works out, asked in one batch when the oracle is built (StepOracle.build).
  */
 import type { Action, State } from '../grammar/state.js';
 import { MAX_LOCALS, truncateRepr } from '../grammar/truncate.js';
@@ -12,8 +14,9 @@ import type { ControlFlow, Landing } from '../program-analysis/control-flow.js';
 import type { Decided, FrameAnswer } from './facts.js';
 import type { RunHistory } from './history.js';
 import { ALL_RULES, type Rule, type RuleSelection } from './rule.js';
+import type { PythonSession, SessionResult } from './python-session.js';
 import { RULES } from './rules/index.js';
-import { type FrameAt, Step } from './step.js';
+import { type FrameAt, type Question, Step } from './step.js';
 
 const NO_NAMES: ReadonlySet<string> = new Set();
 
@@ -26,9 +29,26 @@ export class StepOracle {
    * @param selection the rule families on (`--rules`); `control-flow` alone (or none of the
    * value families) leaves every value to the model.
    */
+  /** An oracle whose rules have asked Python nothing: use build() to decode a step. */
   constructor(flow: ControlFlow, action: Action | null, prev: State | undefined, history: RunHistory = {}, selection: RuleSelection = ALL_RULES) {
     this.step = new Step(flow, action, prev, history);
     this.rules = RULES.filter((r) => selection.has(r.family));
+  }
+
+  /**
+   * The oracle for one step, with the rules' questions answered by CPython's walker in one
+   * batch (`python`; null: none asked, so the rules that need Python decide nothing).
+   */
+  static async build(flow: ControlFlow, action: Action | null, prev: State | undefined, history: RunHistory = {}, selection: RuleSelection = ALL_RULES, python: PythonSession | null = null): Promise<StepOracle> {
+    const oracle = new StepOracle(flow, action, prev, history, selection);
+    const questions = new Map<string, Question>();
+    for (const rule of oracle.rules) for (const q of rule.ask?.(oracle.step) ?? []) questions.set(q.key, q);
+    if (python && questions.size > 0) {
+      const asked = [...questions.values()];
+      const results = await python.batch(asked.map((q) => q.request));
+      oracle.step.answered(new Map<string, SessionResult>(asked.map((q, i) => [q.key, results[i]!])));
+    }
+    return oracle;
   }
 
   /** Where the step can land: the control flow's landing, narrowed by the rules. */

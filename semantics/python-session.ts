@@ -48,13 +48,21 @@ export interface Bindings {
   functions?: Record<string, PureFunction>;
 }
 
-export interface EvaluateRequest extends Bindings {
+/**
+ * `set_order: 'check'`: answer only what does not hang on the iteration order of a set the
+ * locals show (their reprs do not tell it; evaluate.py's relaid): the symbolic stepper's.
+ */
+export interface OrderCheck {
+  set_order?: 'check';
+}
+
+export interface EvaluateRequest extends Bindings, OrderCheck {
   expression: string;
   /** name → repr, as the tracer (or the model) writes them. */
   locals: Record<string, string>;
 }
 
-export interface ExecuteRequest extends Bindings {
+export interface ExecuteRequest extends Bindings, OrderCheck {
   statement: string;
   locals: Record<string, string>;
 }

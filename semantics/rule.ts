@@ -2,12 +2,12 @@
  * A rule of the symbolic stepper: one thing Python's semantics decide about a step from the
  * state before, nothing run. A rule may narrow where the step lands (control flow) and, for a
  * frame being written, decide some locals' values, names the frame cannot hold, and a
- * return's value. Rules are listed in rules/index.ts, whose order is their precedence: a
+ * return's value. What needs Python's value semantics it asks CPython's walker first (`ask`). Rules are listed in rules/index.ts, whose order is their precedence: a
  * local's value is the first rule's that decides it.
  */
 import type { Landing } from '../program-analysis/control-flow.js';
 import type { ValueFact } from './facts.js';
-import type { FrameAt, Step } from './step.js';
+import type { FrameAt, Question, Step } from './step.js';
 
 /**
  * The families an ablation turns on or off (`--rules`). `control-flow` is the base the others
@@ -30,6 +30,11 @@ export interface Rule {
   /** Its file's name in rules/: what a decided value says it came from. */
   readonly name: string;
   readonly family: Exclude<RuleFamily, 'control-flow'>;
+  /**
+   * The values this rule needs CPython's walker to work out, on the state before: asked in one
+   * batch before the step is decoded (nothing of the program runs), read back by key.
+   */
+  ask?(step: Step): readonly Question[];
   /** Where the step can land, narrowed from `landing`. */
   landing?(step: Step, landing: Landing): Landing;
   /** What the rule decides of the frame written at `at` (undefined: nothing). */

@@ -7,6 +7,13 @@
 import type { Action, Event, State } from '../grammar/state.js';
 import { type ControlFlow, runsStatements } from '../program-analysis/control-flow.js';
 import type { RunHistory } from './history.js';
+import type { SessionRequest, SessionResult } from './python-session.js';
+
+/** A question a rule asks CPython's walker before the step is decoded (semantics/python-session.ts), under a key its answer is read by. */
+export interface Question {
+  key: string;
+  request: SessionRequest;
+}
 
 /** The state being written, as far as the rules need it. */
 export interface LandingFrame {
@@ -47,6 +54,9 @@ export class Step {
    */
   readonly fromStatementLine: boolean;
 
+  /** The walker's answers to the rules' questions (StepOracle.build asks them all in one batch). */
+  private answers: ReadonlyMap<string, SessionResult> = new Map();
+
   constructor(
     readonly flow: ControlFlow,
     readonly action: Action | null,
@@ -58,6 +68,37 @@ export class Step {
     this.byCode = flow.programNames.localsByCodeOnly;
     this.prevFunction = prev?.stack[prev.stack.length - 1]!.function;
     this.fromStatementLine = prev?.event === 'line' && runsStatements(this.prevFunction!);
+  }
+
+  /** The walker's answer to a question asked under `key`; undefined where none was asked or answered. */
+  answer(key: string): SessionResult | undefined {
+    return this.answers.get(key);
+  }
+
+  /** The repr an evaluation asked under `key` came to, where it did (not where it raised or the walker could not tell). */
+  value(key: string): string | undefined {
+    const a = this.answers.get(key);
+    return a?.kind === 'value' ? a.repr : undefined;
+  }
+
+  /** Sets the answers, once asked. */
+  answered(answers: ReadonlyMap<string, SessionResult>): void {
+    this.answers = answers;
+  }
+
+  /** An evaluation on `locals` (default: the state before's), with the program's imports and pure functions. */
+  evaluate(key: string, expression: string, locals: Readonly<Record<string, string>> = this.prev?.locals ?? {}): Question {
+    return { key, request: { op: 'evaluate', expression, locals: { ...locals }, ...this.bindings(), set_order: 'check' } };
+  }
+
+  /** A simple statement run on the state before's locals. */
+  execute(key: string, statement: string): Question {
+    return { key, request: { op: 'execute', statement, locals: { ...(this.prev?.locals ?? {}) }, ...this.bindings(), set_order: 'check' } };
+  }
+
+  private bindings() {
+    const { modules, names, functions } = this.flow.bindings;
+    return { modules: { ...modules }, names: { ...names }, functions: Object.fromEntries(Object.entries(functions).map(([n, f]) => [n, { params: [...f.params], body: f.body }])) };
   }
 
   /** Whether a name's value may change behind the code's back (global, nonlocal, or bound where the analysis cannot follow). */

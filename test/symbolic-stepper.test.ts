@@ -15,7 +15,7 @@ import { FrameConstraint } from '../model-client/frame-constraint.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
 import { ControlFlow } from '../program-analysis/control-flow.js';
 import { sourceLines } from '../python/source.js';
-import { StepOracle } from '../semantics/oracle.js';
+import { oracle } from './oracle.js';
 import { ALL_RULES, parseRuleSelection, RULE_FAMILIES, ruleSelectionText } from '../semantics/rule.js';
 import { RULES } from '../semantics/rules/index.js';
 import { ROOT } from './fixtures.js';
@@ -45,7 +45,7 @@ const at = (event: State['event'], line: number, locals: Record<string, string>,
 });
 
 describe('the rules registry', () => {
-  it('holds every file of semantics/rules/ once, named as its file, each in a family', () => {
+  it('holds every file of semantics/rules/ once, named as its file, each in a family', async () => {
     const files = readdirSync(join(ROOT, 'semantics', 'rules'))
       .filter((f) => f.endsWith('.ts') && f !== 'index.ts')
       .map((f) => f.replace(/\.ts$/, ''))
@@ -54,7 +54,7 @@ describe('the rules registry', () => {
     for (const rule of RULES) expect(RULE_FAMILIES).toContain(rule.family);
   });
 
-  it('--rules takes all, none, or a list of families; a value family brings the control flow', () => {
+  it('--rules takes all, none, or a list of families; a value family brings the control flow', async () => {
     expect(parseRuleSelection('all')).toBe(ALL_RULES);
     expect(parseRuleSelection('none').size).toBe(0);
     expect([...parseRuleSelection('branch')].sort()).toEqual(['branch', 'control-flow']);
@@ -65,54 +65,54 @@ describe('the rules registry', () => {
 });
 
 describe('the oracle', () => {
-  it('decides `i += n` on the values shown, and only with the assign family on', () => {
+  it('decides `i += n` on the values shown, and only with the assign family on', async () => {
     const prev = at('line', 3, { n: '2', i: '0' });
     const frame = { event: 'line', line: 4, bare: true, function: 'f' } as const;
-    const all = new StepOracle(flow, over, prev).frame(frame);
+    const all = (await oracle(flow, over, prev)).frame(frame);
     expect(all.value('i')).toEqual({ kind: 'exact', repr: '2', binds: true, rule: 'assigned' });
     expect(all.mustWrite).toEqual(['i']);
     // n is not bound by the line: the same object, kept.
     expect(all.value('n')).toEqual({ kind: 'kept', before: '2', rule: 'kept' });
-    const withoutAssign = new StepOracle(flow, over, prev, {}, parseRuleSelection('control-flow,keep')).frame(frame);
+    const withoutAssign = (await oracle(flow, over, prev, {}, parseRuleSelection('control-flow,keep'))).frame(frame);
     expect(withoutAssign.value('i')).toBeUndefined();
     expect(withoutAssign.mustWrite).toEqual([]);
-    expect(new StepOracle(flow, over, prev, {}, parseRuleSelection('control-flow')).frame(frame).value('n')).toBeUndefined();
+    expect((await oracle(flow, over, prev, {}, parseRuleSelection('control-flow'))).frame(frame).value('n')).toBeUndefined();
   });
 
-  it("decides a return's value from the line's expression, and names the rule", () => {
-    const oracle = new StepOracle(flow, over, at('line', 4, { n: '2', i: '2' }));
-    expect(oracle.frame({ event: 'return', line: 4, bare: true, function: 'f' }).returns).toEqual({ reprs: ['2'], rule: 'returned' });
-    expect(new StepOracle(flow, over, at('line', 4, { n: '2', i: '2' }), {}, parseRuleSelection('control-flow')).frame({ event: 'return', line: 4, bare: true, function: 'f' }).returns).toBeUndefined();
+  it("decides a return's value from the line's expression, and names the rule", async () => {
+    const decided = await oracle(flow, over, at('line', 4, { n: '2', i: '2' }));
+    expect(decided.frame({ event: 'return', line: 4, bare: true, function: 'f' }).returns).toEqual({ reprs: ['2'], rule: 'returned' });
+    expect((await oracle(flow, over, at('line', 4, { n: '2', i: '2' }), {}, parseRuleSelection('control-flow'))).frame({ event: 'return', line: 4, bare: true, function: 'f' }).returns).toBeUndefined();
   });
 
-  it('narrows the landing only with the control flow and the rules it is given', () => {
+  it('narrows the landing only with the control flow and the rules it is given', async () => {
     const prev = at('line', 2, { n: '2' });
-    const landing = new StepOracle(flow, over, prev).landing();
+    const landing = (await oracle(flow, over, prev)).landing();
     expect([...(landing.line?.bare ?? [])]).toEqual([3]);
   });
 });
 
 describe('a decided value is marked, with its rule', () => {
   const write = (c: FrameConstraint, text: string) => feedText(c, text) && c.done;
-  const rules = (prev: State, selection = ALL_RULES) => ({ action: over, lines, names: FrameNames.ofProgram(lines), prevFunction: 'f', oracle: new StepOracle(flow, over, prev, {}, selection) });
+  const rules = async (prev: State, selection = ALL_RULES) => ({ action: over, lines, names: FrameNames.ofProgram(lines), prevFunction: 'f', oracle: await oracle(flow, over, prev, {}, selection) });
 
-  it('the local a rule fixed is decided; with the family off the model wrote it', () => {
+  it('the local a rule fixed is decided; with the family off the model wrote it', async () => {
     const prev = at('line', 3, { n: '2', i: '0' });
     const text = `${L.lineSep}${L.locSep}4${L.argSep}{"..": "..", "i": "2"}${L.srcSep}${lines[3]}${L.actionSep}`;
-    const c = new FrameConstraint(rules(prev));
+    const c = new FrameConstraint(await rules(prev));
     expect(write(c, text)).toBe(true);
     expect(c.decisions).toEqual({ locals: { i: 'assigned' } });
-    const off = new FrameConstraint(rules(prev, parseRuleSelection('control-flow')));
+    const off = new FrameConstraint(await rules(prev, parseRuleSelection('control-flow')));
     expect(write(off, text)).toBe(true);
     expect(off.decisions).toEqual({ locals: {} });
     // With the rule on, another value is not a frame at all.
-    expect(write(new FrameConstraint(rules(prev)), text.replace('"2"', '"3"'))).toBe(false);
+    expect(write(new FrameConstraint(await rules(prev)), text.replace('"2"', '"3"'))).toBe(false);
   });
 
-  it("a return's value decided by its line is marked too", () => {
+  it("a return's value decided by its line is marked too", async () => {
     const prev = at('line', 4, { n: '2', i: '2' });
     const text = serializeFrame('forward', at('return', 4, { n: '2', i: '2' }, '2'), prev, over) + L.actionSep;
-    const c = new FrameConstraint(rules(prev));
+    const c = new FrameConstraint(await rules(prev));
     expect(write(c, text)).toBe(true);
     expect(c.decisions.value).toBe('returned');
   });

@@ -5,23 +5,25 @@
  * evaluated on what the caller shows.
  */
 import { MORE_LOCALS_KEY } from '../../grammar/truncate.js';
-import { evaluate } from '../expr-eval.js';
-import { pyRepr } from '../repr-value.js';
 import type { Rule } from '../rule.js';
 import type { Action, State } from '../../grammar/state.js';
 import type { ControlFlow } from '../../program-analysis/control-flow.js';
 import type { RunHistory } from '../history.js';
-import { COMPREHENSION, FORWARD_STEPS as STEPS, type LandingFrame } from '../step.js';
+import { COMPREHENSION, FORWARD_STEPS as STEPS, type LandingFrame, type Step } from '../step.js';
 import { comprehensionWalks } from './loop.js';
 
 export const comprehension: Rule = {
   name: 'comprehension',
   family: 'comprehension',
+  ask(step) {
+    const found = comprehensionWalked(step.flow, step.action, step.prev, step.history);
+    return found ? [step.evaluate(`comprehension ${step.prev!.line}`, found.value, found.walks)] : [];
+  },
   frame(step, at) {
     const { flow, action, prev } = step;
     const call = comprehensionCallValues(flow, action, prev, at, at.function);
     const targets = comprehensionUnbound(flow, action, prev, at, at.function);
-    const value = comprehensionValue(flow, action, prev, step.history, at);
+    const value = comprehensionValue(step, at);
     if (!call && targets.length === 0 && value === undefined) return undefined;
     return {
       ...(call ? { values: Object.fromEntries(Object.entries(call).map(([name, repr]) => [name, { kind: 'exact', repr, binds: true } as const])) } : {}),
@@ -32,19 +34,27 @@ export const comprehension: Rule = {
 };
 
 /**
- * The value a list comprehension's frame returns, as a repr: the comprehension evaluated on
- * the values its caller shows (comprehensionWalks), for its return event after a line event
- * of the same frame (a forward step; an exception leaving the frame stops on its exception
- * event first). Undefined where not known.
+ * A list comprehension's frame on a line event, stepping forward: its source and the locals
+ * that show what it walks (comprehensionWalks), for CPython's walker to evaluate.
  */
-function comprehensionValue(flow: ControlFlow, action: Action | null, prev: State | undefined, history: RunHistory, landing: LandingFrame): string | undefined {
-  if (!action || !STEPS.has(action.kind) || !prev || prev.event !== 'line' || !landing.bare || landing.event !== 'return') return undefined;
+function comprehensionWalked(flow: ControlFlow, action: Action | null, prev: State | undefined, history: RunHistory): { value: string; walks: Readonly<Record<string, string>> } | undefined {
+  if (!action || !STEPS.has(action.kind) || !prev || prev.event !== 'line') return undefined;
   const fn = prev.stack[prev.stack.length - 1]!.function;
   if (fn !== '<listcomp>' || !flow.programNames.localsByCodeOnly) return undefined;
   const loop = flow.loops.get(prev.line)?.find((l) => l.kind === fn);
   const walks = loop?.value && comprehensionWalks(loop, prev, history);
-  const value = walks && evaluate(loop!.value!, walks, flow.pure);
-  return value ? pyRepr(value) : undefined;
+  return walks ? { value: loop!.value!, walks } : undefined;
+}
+
+/**
+ * The value a list comprehension's frame returns, as a repr: the comprehension evaluated on
+ * the values its caller shows, for its return event after a line event of the same frame (a
+ * forward step; an exception leaving the frame stops on its exception event first).
+ * Undefined where not known.
+ */
+function comprehensionValue(step: Step, landing: LandingFrame): string | undefined {
+  if (!landing.bare || landing.event !== 'return' || !comprehensionWalked(step.flow, step.action, step.prev, step.history)) return undefined;
+  return step.value(`comprehension ${step.prev!.line}`);
 }
 
 /**

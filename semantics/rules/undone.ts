@@ -6,48 +6,46 @@
  * True: a case left to this rule's reading, 1, as no program we trace does it). The line
  * binds nothing else, so the added part reads the same values before and after; had the line
  * raised, the landing would be no line of this frame after it, or the added part would raise
- * on these values too.
+ * on these values too. CPython's walker works it out (UNDO), on the state after.
  */
-import type { TestExpr } from '../../program-analysis/control-flow.js';
-import { evaluate, someExpr } from '../expr-eval.js';
-import { type PyValue, pyRepr, reprValue } from '../repr-value.js';
+import { reprItems } from '../repr-items.js';
 import type { Rule } from '../rule.js';
+import type { Question } from '../step.js';
+
+/** The value before `a = a OP p` as a 1-tuple, or `()` where the values cannot be undone exactly. */
+const UNDO: Readonly<Record<'+' | '-', string>> = {
+  '+':
+    '(lambda a, p: (a - p,) if isinstance(a, int) and not isinstance(a, bool) and isinstance(p, int) else ' +
+    '((a[:len(a) - len(p)],) if ((isinstance(a, str) and isinstance(p, str)) or (isinstance(a, list) and isinstance(p, list)) ' +
+    'or (isinstance(a, tuple) and isinstance(p, tuple))) and len(p) <= len(a) and a[len(a) - len(p):] == p else ()))',
+  '-': '(lambda a, p: (a + p,) if isinstance(a, int) and not isinstance(a, bool) and isinstance(p, int) else ())',
+};
+/** The name the state after's value is bound to in the question (no program name starts so). */
+const AFTER = 'ndb_value_after';
 
 export const undone: Rule = {
   name: 'undone',
   family: 'assign',
-  frame(step, at) {
+  ask(step) {
     const { flow, prev } = step;
-    if (!step.inverse || !step.byCode || !step.fromStatementLine || !at.bare || at.event !== 'line') return undefined;
-    const line = flow.assigned.get(at.line);
-    const v = line?.value;
-    if (!line || line.also || line.when || step.unstable(line.name) || !v || !('binary' in v) || (v.binary !== '+' && v.binary !== '-')) return undefined;
-    const [self, added] = v.operands as [TestExpr, TestExpr];
-    if (!('name' in self) || self.name !== line.name || someExpr(added, (x) => 'name' in x && x.name === line.name)) return undefined;
-    const after = prev!.locals[line.name];
-    const now = after === undefined ? undefined : reprValue(after);
-    const part = evaluate(added, prev!.locals, flow.pure);
-    const before = now && part && undoAdd(v.binary, now, part);
-    const repr = before && pyRepr(before);
-    return repr === undefined ? undefined : { values: { [line.name]: { kind: 'exact', repr } } };
+    if (!step.inverse || !step.byCode || !step.fromStatementLine) return [];
+    // The lines a step back from here can land on: those the frame's flow leads from to this one.
+    const before = flow.frames.get(step.prevFunction!)?.prev.get(prev!.line) ?? [];
+    const out: Question[] = [];
+    for (const line of before) {
+      const undo = flow.statements.get(line)?.undo;
+      const after = undo && prev!.locals[undo.name];
+      if (!undo || after === undefined || step.unstable(undo.name)) continue;
+      out.push(step.evaluate(`undo ${line}`, `${UNDO[undo.op]}(${AFTER}, (${undo.part}))`, { ...prev!.locals, [AFTER]: after }));
+    }
+    return out;
+  },
+  frame(step, at) {
+    if (!step.inverse || !at.bare || at.event !== 'line') return undefined;
+    const undo = step.flow.statements.get(at.line)?.undo;
+    const shown = step.value(`undo ${at.line}`);
+    const before = shown === undefined ? undefined : reprItems(shown);
+    if (!undo || !before?.complete || before.items.length !== 1) return undefined;
+    return { values: { [undo.name]: { kind: 'exact', repr: before.items[0]! } } };
   },
 };
-
-/** The value `x` with `x OP part` equal to `after`: ints exactly (not floats: rounding), sequences by their suffix. */
-function undoAdd(op: string, after: PyValue, part: PyValue): PyValue | undefined {
-  const isInt = (v: PyValue) => v.type === 'int' || v.type === 'bool';
-  if (after.type === 'int' && isInt(part)) {
-    const n = part.type === 'int' ? part.value : part.type === 'bool' && part.value ? 1n : 0n;
-    return { type: 'int', value: op === '+' ? after.value - n : after.value + n };
-  }
-  if (op !== '+') return undefined;
-  if (after.type === 'str' && part.type === 'str') {
-    const k = after.chars.length - part.chars.length;
-    return k >= 0 && part.chars.every((c, i) => after.chars[k + i] === c) ? { type: 'str', chars: after.chars.slice(0, k) } : undefined;
-  }
-  if ((after.type === 'list' && part.type === 'list') || (after.type === 'tuple' && part.type === 'tuple')) {
-    const k = after.items.length - part.items.length;
-    return k >= 0 && part.items.every((x, i) => pyRepr(after.items[k + i]!) === pyRepr(x) && pyRepr(x) !== undefined) ? { type: after.type, items: after.items.slice(0, k) } : undefined;
-  }
-  return undefined;
-}

@@ -1,0 +1,157 @@
+/**
+ * The rules whose values need Python's value semantics, decided by CPython's own walker
+ * (semantics/evaluate.py through semantics/python-session.ts) on the values a state shows:
+ * what control_flow.py lists as decidable (simple statements, branch tests, returned
+ * expressions, pure functions, imports), the values the oracle then decides, and the
+ * landings a branch test narrows. The walker's semantics themselves are checked against
+ * Python on thousands of random cases in test/python-semantics.test.ts; that every decided
+ * value is the real one, over real runs, in test/control-flow.test.ts's soundness check.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Action, State } from '../grammar/state.js';
+import { ControlFlow } from '../program-analysis/control-flow.js';
+import { sourceLines } from '../python/source.js';
+import type { FrameAt } from '../semantics/step.js';
+import { oracle } from './oracle.js';
+
+const PARSE = [
+  'import math', //                                          1
+  'from re import findall', //                               2
+  'def sq(n):', //                                           3
+  '    return n * n', //                                     4
+  '', //                                                     5
+  'def f(line, xs):', //                                     6
+  '    words = line.strip().split(",")', //                  7
+  '    xs.append(sq(len(words)))', //                        8
+  '    if words[0] == "a": xs.sort(key=lambda v: -v)', //    9
+  '    total = sum(xs)', //                                  10
+  '    total += 2', //                                       11
+  '    d = {w: len(w) for w in words}', //                   12
+  '    if math.sqrt(total) > 2:', //                         13
+  '        return [w.upper() for w in words]', //            14
+  '    return findall("[a-z]", line)', //                    15
+  '',
+].join('\n');
+const lines = sourceLines(PARSE);
+const over: Action = { kind: 'step_over' };
+const at = (line: number, locals: Record<string, string>, fn = 'f'): State => ({ event: 'line', line, source: lines[line - 1] ?? '', stack: [{ function: fn, line }], locals });
+const bare = (line: number, event: FrameAt['event'] = 'line'): FrameAt => ({ event, line, bare: true, function: 'f' });
+
+describe('what control_flow.py lists for the walker', () => {
+  it('simple statements with the names they bind, returned expressions, branch tests, pure functions and imports, as source', async () => {
+    const flow = (await ControlFlow.of(PARSE))!;
+    expect(flow.statements.get(7)).toEqual({ source: "words = line.strip().split(',')", binds: ['words'] });
+    expect(flow.statements.get(9)).toEqual({ source: "if words[0] == 'a': xs.sort(key=lambda v: -v)", binds: ['xs'] });
+    expect(flow.statements.get(11)).toEqual({ source: 'total += 2', binds: ['total'], undo: { name: 'total', op: '+', part: '2' } });
+    expect(flow.returned.get(15)).toBe("findall('[a-z]', line)");
+    expect(flow.branches.get(13)).toEqual({ test: 'math.sqrt(total) > 2', body: 14 });
+    expect(flow.bindings).toEqual({ modules: { math: 'math' }, names: { findall: 're.findall' }, functions: { sq: { params: ['n'], body: 'n * n' } } });
+  });
+
+  it('leaves out what would run the program: a call of its own function, a builtin it rebinds, a class', async () => {
+    const flow = (await ControlFlow.of('def g(x):\n    print(x)\n    return x\ndef len(x):\n    return 0\ndef f(s):\n    y = g(s)\n    n = len(s)\n    if g(s): pass\n    return s\n'))!;
+    expect(flow.statements.has(7)).toBe(false);
+    expect(flow.statements.has(8)).toBe(false);
+    expect(flow.branches.has(9)).toBe(false);
+    expect((await ControlFlow.of('class A(int):\n    pass\ndef f(x):\n    y = x + 1\n    return y\n'))!.statements.size).toBe(0);
+  });
+});
+
+describe('values the walker decides', () => {
+  const locals = { line: "' a,b '", xs: '[3]' };
+
+  it("str, list and dict methods, a pure function of the program's, a comprehension, an import", async () => {
+    const flow = (await ControlFlow.of(PARSE))!;
+    const value = async (line: number, shown: Record<string, string>, name: string) => (await oracle(flow, over, at(line, shown))).frame(bare(line + 1)).value(name);
+    expect(await value(7, locals, 'words')).toMatchObject({ kind: 'exact', repr: "['a', 'b']", rule: 'assigned', binds: true });
+    expect(await value(8, { ...locals, words: "['a', 'b']" }, 'xs')).toMatchObject({ kind: 'exact', repr: '[3, 4]' });
+    // The `if` on one line: its statement runs where the test holds; elsewhere xs is as it was.
+    expect(await value(9, { ...locals, words: "['a', 'b']", xs: '[3, 4]' }, 'xs')).toMatchObject({ repr: '[4, 3]' });
+    expect(await value(9, { ...locals, words: "['b']", xs: '[3, 4]' }, 'xs')).toMatchObject({ repr: '[3, 4]' });
+    expect(await value(12, { words: "['a', 'bc']" }, 'd')).toMatchObject({ repr: "{'a': 1, 'bc': 2}" });
+    const returned = (await oracle(flow, over, at(15, { line: "'a1b'" }))).frame(bare(15, 'return')).returns;
+    expect(returned).toEqual({ reprs: ["['a', 'b']"], rule: 'returned' });
+  });
+
+  it('nothing where a value is cut, not shown, or the line raises', async () => {
+    const flow = (await ControlFlow.of(PARSE))!;
+    const value = async (line: number, shown: Record<string, string>, name: string) => (await oracle(flow, over, at(line, shown))).frame(bare(line + 1)).value(name);
+    expect(await value(7, { line: "'a,b…" }, 'words')).toBeUndefined();
+    expect(await value(7, {}, 'words')).toBeUndefined();
+    expect(await value(10, { xs: "[1, 'a']" }, 'total')).toBeUndefined(); // sum raises TypeError
+  });
+
+  it('stepping back over `total += 2`, the value before', async () => {
+    const flow = (await ControlFlow.of(PARSE))!;
+    const back = await oracle(flow, { kind: 'inv_step_over' }, at(12, { total: '9', xs: '[3, 4]' }));
+    expect(back.frame(bare(11)).value('total')).toMatchObject({ kind: 'exact', repr: '7', rule: 'undone' });
+  });
+});
+
+const PROGRAM = [
+  'def f(s, n):', //                       1
+  '    i = 0', //                           2
+  '    while i < len(s) and s[i] != " ":', // 3
+  '        i += 1', //                      4
+  '    if n % 2 == 0:', //                  5
+  '        return i', //                    6
+  '    return -i', //                       7
+].join('\n');
+
+const line = (n: number, shown: Record<string, string>): State => ({ event: 'line', line: n, source: '', stack: [{ function: 'f', line: n }], locals: shown });
+
+describe('branch landing', () => {
+  it('lists the headers a state can decide, not those that call the program', async () => {
+    const flow = (await ControlFlow.of(`${PROGRAM}\ndef g(x):\n    if f(x, 1):\n        return 1\n    return 0\n`))!;
+    expect([...flow.branches.keys()]).toEqual([3, 5]);
+    expect(flow.branches.get(5)!.body).toBe(6);
+    // Classes may print as ints or lists and compare their own way.
+    expect((await ControlFlow.of(`${PROGRAM}\nclass A(int):\n    pass\n`))!.branches.size).toBe(0);
+  });
+
+  it('steps into the body exactly when the test holds', async () => {
+    const flow = (await ControlFlow.of(PROGRAM))!;
+    const step = async (state: State) => (await oracle(flow, over, state)).landing();
+    expect([...(await step(line(3, { s: "'ab c'", n: '2', i: '0' }))).line!.bare!]).toEqual([4]);
+    expect([...(await step(line(3, { s: "'ab c'", n: '2', i: '2' }))).line!.bare!]).toEqual([5]);
+    expect([...(await step(line(5, { s: "''", n: '3', i: '0' }))).line!.bare!]).toEqual([7]);
+    // Not decided: the state does not show n.
+    expect((await step(line(5, { s: "''", i: '0' }))).line!.bare!.has(6)).toBe(true);
+  });
+
+  it("evaluates a call of the program's one-line functions: step_over decides, step_into stops in the callee first", async () => {
+    const program = [
+      'def same(c, t):', //                                    1
+      '    return c == t', //                                  2
+      'def fact(n):', //                                       3
+      '    """n!"""', //                                       4
+      '    return 1 if n <= 1 else n * fact(n - 1)', //        5
+      'def count(s, t):', //                                   6
+      '    if same(s[0], t):', //                              7
+      '        return fact(len(s))', //                        8
+      '    return g', //                                       9
+    ].join('\n');
+    const flow = (await ControlFlow.of(program))!;
+    expect(Object.keys(flow.bindings.functions).sort()).toEqual(['fact', 'same']);
+    const state: State = { event: 'line', line: 7, source: '', stack: [{ function: 'count', line: 7 }], locals: { s: "'berry'", t: "'r'" } };
+    expect([...(await oracle(flow, over, state)).landing().line!.bare!]).toEqual([9]);
+    const into = flow.landing({ kind: 'step_into' }, state);
+    expect((await oracle(flow, { kind: 'step_into' }, state)).landing()).toEqual(into);
+    const ret = (shown: Record<string, string>) => oracle(flow, over, { event: 'line', line: 8, source: '', stack: [{ function: 'count', line: 8 }], locals: shown });
+    expect((await ret({ s: "'rye'", t: "'r'" })).frame({ event: 'return', line: 8, bare: true, function: 'count' }).returns?.reprs).toEqual(['6']);
+    // Past the depth the walker allows a function of the program, nothing is decided.
+    expect((await ret({ s: `'${'x'.repeat(5000)}'` })).frame({ event: 'return', line: 8, bare: true, function: 'count' }).returns).toBeUndefined();
+  });
+
+  it('stepping back, leaves out a header whose test would have led elsewhere', async () => {
+    const flow = (await ControlFlow.of(PROGRAM))!;
+    const back = async (state: State) => [...(await oracle(flow, { kind: 'inv_step_over' }, state)).landing().line!.bare!];
+    // On line 5 with s[i] == ' ': the loop ended there, so the header was the line before.
+    expect(await back(line(5, { s: "'ab c'", n: '2', i: '2' }))).toContain(3);
+    // With i < len(s) and s[i] != ' ' the loop would have gone on: not from the header.
+    expect(await back(line(5, { s: "'ab c'", n: '2', i: '1' }))).not.toContain(3);
+    // Line 7 comes from line 5 only with an odd n.
+    expect(await back(line(7, { s: "''", n: '2', i: '0' }))).not.toContain(5);
+    expect(await back(line(7, { s: "''", n: '3', i: '0' }))).toContain(5);
+  });
+});
