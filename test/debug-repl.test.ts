@@ -73,7 +73,7 @@ function expectStopOrEnd(chunk: string): void {
 function expectLocals(chunk: string): void {
   const lines = chunk.split('\n').filter((l) => !l.startsWith('(the run has ended') && !l.startsWith('verify:'));
   expect(lines.length).toBeGreaterThan(0);
-  for (const line of lines) expect(line).toMatch(/^(\(no locals\)|[\w.]+ = .*\((\d+%|your input|set by you|unchanged|missing|real run)\)(   real: .*)?|\(the prediction leaves out .*\))$/);
+  for (const line of lines) expect(line).toMatch(/^(\(no locals\)|[\w.]+ = .*\((\d+%|decided: [\w-]+|your input|set by you|unchanged|missing|real run)\)(   real: .*)?|\(the prediction leaves out .*\))$/);
 }
 
 describe.skipIf(!HAS_EMBEDDED_MODEL)('ndb debug on the shipped model', () => {
