@@ -13,17 +13,23 @@
  *   `return` line returns; a step out returns on the function's only `return` line; after
  *   the outermost frame's return, the run ends with its value;
  * - the locals: the names the executed line assigns (`x = ...`, `x += ...`, `for x in ...`,
- *   `x[i] = ...`) change. Where the text alone tells the new value (a literal, another
- *   local, an int plus an int: valueAssigned) the guess writes it; otherwise it writes the
- *   frame up to that value (the first draft) and marks it unknown in the whole frame (where
- *   later drafts are looked up). Every other local is written as unchanged. Nothing here
- *   runs the program: it only reads its text.
+ *   `x[i] = ...`) change. Where the symbolic stepper decided the new value (semantics/: the
+ *   step's oracle) the guess writes it; otherwise it writes the frame up to that value (the
+ *   first draft) and marks it unknown in the whole frame (where later drafts are looked up).
+ *   Every other local is written as unchanged. Nothing here runs the program: it reads its
+ *   text and asks the oracle.
  */
 import { serializeExit, serializeFrame } from '../grammar/serialize.js';
 import type { Action, Direction, State, Step } from '../grammar/state.js';
 import { TOKENS } from '../grammar/tokens.js';
 import { truncateRepr } from '../grammar/truncate.js';
 import { functionAt, type ProgramInfo } from '../program-analysis/program-info.js';
+import type { FrameAnswer } from '../semantics/facts.js';
+import type { FrameAt } from '../semantics/step.js';
+
+/** What the step's oracle decides of a frame written at `at` (semantics/oracle.ts); undefined: no stepper. */
+export type Decide = (at: FrameAt) => FrameAnswer | undefined;
+const NOTHING_DECIDED: Decide = () => undefined;
 
 /** Stands for a value the guess does not know; the guessed start ends before it. */
 const UNKNOWN = '\u2063unknown\u2063';
@@ -41,7 +47,7 @@ export interface FrameGuess {
  * return of a `return` line); step out: the function's return; after the outermost frame's
  * return, the end of the run.
  */
-export function guessFrame(direction: Direction, steps: readonly Step[], action: Action, info: ProgramInfo, lines: readonly string[]): FrameGuess | null {
+export function guessFrame(direction: Direction, steps: readonly Step[], action: Action, info: ProgramInfo, lines: readonly string[], decide: Decide = NOTHING_DECIDED): FrameGuess | null {
   if (direction !== 'forward') return null;
   const prev = steps[steps.length - 1]!.state;
   // The outermost frame returned: any step forward ends the run with that value.
@@ -51,9 +57,9 @@ export function guessFrame(direction: Direction, steps: readonly Step[], action:
   }
   if (prev.event !== 'line' && prev.event !== 'call') return null;
   let guess: State | null = null;
-  if (action.kind === 'step_return') guess = stepOutGuess(prev, info, lines);
+  if (action.kind === 'step_return') guess = stepOutGuess(prev, info, lines, decide);
   else if (action.kind === 'step_over' || action.kind === 'step_into') {
-    guess = prev.event === 'line' && /^\s*return\b/.test(prev.source) ? { ...prev, event: 'return', value: returnedValue(prev.source, prev.locals) } : lineGuess(steps, prev, info, lines);
+    guess = prev.event === 'line' && /^\s*return\b/.test(prev.source) ? { ...prev, event: 'return', value: returnedValue(prev, prev.line, decide) } : lineGuess(steps, prev, info, lines, decide);
   }
   if (!guess) return null;
   const text = serializeFrame(direction, guess, prev, action);
@@ -66,7 +72,7 @@ export function guessFrame(direction: Direction, steps: readonly Step[], action:
  * Step out of a function: its return, on its only `return` line (no guess for a function
  * with several), with the locals as they are now and the value where the text tells it.
  */
-function stepOutGuess(prev: State, info: ProgramInfo, lines: readonly string[]): State | null {
+function stepOutGuess(prev: State, info: ProgramInfo, lines: readonly string[], decide: Decide): State | null {
   const scope = functionAt(info, prev.line);
   if (!scope) return null;
   const returns: number[] = [];
@@ -80,28 +86,30 @@ function stepOutGuess(prev: State, info: ProgramInfo, lines: readonly string[]):
     source: lines[line - 1]!,
     stack: [...prev.stack.slice(0, -1), { function: innermost.function, line }],
     locals: prev.locals,
-    value: returnedValue(lines[line - 1]!, prev.locals),
+    value: returnedValue(prev, line, decide),
   };
 }
 
-/** The repr a `return` line gives where its text tells it (a literal, a local), else unknown. */
-function returnedValue(source: string, locals: Readonly<Record<string, string>>): string {
-  const expr = /^\s*return\s*(.*?)\s*$/.exec(source)?.[1] ?? '';
-  if (expr === '') return 'None';
-  const value = exprRepr(expr, locals);
-  return value === undefined ? UNKNOWN : truncateRepr(value);
+/** The repr a return on `line` carries where the stepper decided one value, else unknown. */
+function returnedValue(prev: State, line: number, decide: Decide): string {
+  const reprs = decide({ event: 'return', line, bare: true, function: prev.stack.at(-1)!.function })?.returns?.reprs;
+  return reprs?.length === 1 ? truncateRepr(reprs[0]!) : UNKNOWN;
 }
 
-function lineGuess(steps: readonly Step[], prev: State, info: ProgramInfo, lines: readonly string[]): State | null {
+function lineGuess(steps: readonly Step[], prev: State, info: ProgramInfo, lines: readonly string[], decide: Decide): State | null {
   const line = lineAfterInRun(steps, prev) ?? nextExecutableLine(info, prev.line);
   if (line === undefined || line < 1 || line > lines.length) return null;
   const locals = { ...prev.locals };
-  if (prev.event === 'line') {
-    const names = assignedNames(prev.source);
-    for (const name of names) locals[name] = UNKNOWN;
-    if (names.length === 1) locals[names[0]!] = truncateRepr(valueAssigned(prev.source, prev.locals) ?? UNKNOWN);
-  }
   const innermost = prev.stack[prev.stack.length - 1]!;
+  if (prev.event === 'line') {
+    for (const name of assignedNames(prev.source)) locals[name] = UNKNOWN;
+    // What the stepper decided the line bound, the guess writes (an `xs.append(x)` too).
+    const decided = decide({ event: 'line', line, bare: true, function: innermost.function });
+    for (const name of decided?.mustWrite ?? []) {
+      const fact = decided!.value(name);
+      if (fact?.kind === 'exact') locals[name] = truncateRepr(fact.repr);
+    }
+  }
   return { event: 'line', line, source: lines[line - 1]!, stack: [...prev.stack.slice(0, -1), { function: innermost.function, line }], locals };
 }
 
@@ -125,47 +133,6 @@ function nextExecutableLine(info: ProgramInfo, line: number): number | undefined
 }
 
 const IDENTIFIER = /^[A-Za-z_]\w*/;
-
-/**
- * The repr a simple assignment gives its one target, where the text alone tells: a literal
- * (`n = 0`, `s = 'a'`, `xs = []`, `t = (1, -2)`), another local (`y = x`: the same object),
- * or an int local plus or minus an int literal (`n += 1`). Undefined otherwise.
- */
-export function valueAssigned(source: string, locals: Readonly<Record<string, string>>): string | undefined {
-  const m = /^\s*([A-Za-z_]\w*)\s*(?::[^=]+)?([-+]?)=(?!=)\s*(.+?)\s*(?:#.*)?$/.exec(source);
-  if (!m) return undefined;
-  const [, target, op, rhs] = m as unknown as [string, string, string, string];
-  if (op) {
-    const before = locals[target];
-    if (before === undefined || !INT.test(before) || !INT.test(rhs)) return undefined;
-    return String(op === '+' ? BigInt(before) + BigInt(rhs) : BigInt(before) - BigInt(rhs));
-  }
-  return exprRepr(rhs, locals);
-}
-
-/** The repr of an expression where its text alone tells it: another local (the same object) or a literal. */
-function exprRepr(expr: string, locals: Readonly<Record<string, string>>): string | undefined {
-  if (/^[A-Za-z_]\w*$/.test(expr) && expr in locals && !(expr in CONSTANTS)) return locals[expr];
-  return literalRepr(expr);
-}
-
-const INT = /^-?(?:0|[1-9]\d*)$/;
-const STRING = /^(?:'[^'"\\\n]*'|"[^'"\\\n]*")$/;
-const CONSTANTS: Record<string, string> = { None: 'None', True: 'True', False: 'False' };
-
-/** Python's repr of a literal of ints, plain strings, None/True/False and flat lists or tuples of them; undefined for anything else. */
-function literalRepr(text: string): string | undefined {
-  const scalar = (t: string) => (INT.test(t) ? String(BigInt(t)) : STRING.test(t) ? `'${t.slice(1, -1)}'` : CONSTANTS[t]);
-  const one = scalar(text);
-  if (one !== undefined) return one;
-  const seq = /^([[(])(.*)([\])])$/.exec(text);
-  if (!seq || (seq[1] === '[') !== (seq[3] === ']')) return undefined;
-  const inner = seq[2]!.trim();
-  const items = inner === '' ? [] : inner.replace(/,\s*$/, '').split(',').map((x) => scalar(x.trim()));
-  if (items.some((x) => x === undefined)) return undefined;
-  const body = items.join(', ');
-  return seq[1] === '[' ? `[${body}]` : items.length === 1 ? `(${body},)` : `(${body})`;
-}
 
 /**
  * The local names a simple statement binds or mutates, in order: the targets of `=` and of

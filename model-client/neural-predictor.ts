@@ -315,10 +315,11 @@ export class NeuralPredictor implements Predictor {
     const prev = steps[steps.length - 1]!.state;
     const start = this.knownStart(prev, action);
     const given = start === null ? [] : this.tokenizer.encode(start);
-    const frame = guessFrame(directionOf(steps[steps.length - 1]!), steps, action, program.info, program.lines);
+    const rules = await this.rules(action, prev, historyAt(steps, steps.length - 1));
+    const oracle = rules.oracle;
+    const frame = guessFrame(directionOf(steps[steps.length - 1]!), steps, action, program.info, program.lines, oracle ? (at) => oracle.frame(at) : undefined);
     // A guess must agree with the start the action fixes; its first draft is what follows that.
     const guess = frame && (start === null || frame.start.startsWith(start)) ? { start: continuation(this.tokenizer.encode(frame.start), given), whole: this.tokenizer.encode(frame.whole) } : undefined;
-    const rules = await this.rules(action, prev, historyAt(steps, steps.length - 1));
     const prediction = await this.decode({ ids: [...ids, ...given], rules, prev, given, started, passes, prefilled: 0, ...(guess ? { guess } : {}) }, opts);
     this.upcoming = prediction.kind === 'state' ? { steps, state: prediction.state } : null;
     return prediction;
