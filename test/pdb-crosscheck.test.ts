@@ -3,7 +3,7 @@
  *
  * Each program below is run twice: under our tracer (module top level, no entry, so depth 0
  * is `<module>`) to build a StateTree, and under `python3 -m pdb` driven by scripted
- * commands (test/pdb-driver.ts). After every command, pdb's stop and the tree's landing must
+ * commands (evaluation/pdb-driver.ts). After every command, pdb's stop and the tree's landing must
  * agree on: the event (pdb shows `--Call--`, `--Return--`, an exception line, or a plain
  * location for a line event), the line, the function, the stack of the program's frames,
  * the return value or exception, and the locals.
@@ -33,7 +33,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ForwardAction } from '../grammar/state.js';
 import { StateTree, type Landing } from '../state-tree/tree.js';
 import { traceFile } from '../tracer/run-tracer.js';
-import { observePdb, type PdbCommand, type PdbObservation } from './pdb-driver.js';
+import { observePdb, type PdbCommand, type PdbObservation } from '../evaluation/pdb-driver.js';
 
 // ---- the programs and their scripts -----------------------------------------------------------
 

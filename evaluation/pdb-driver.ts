@@ -36,6 +36,8 @@ export interface PdbLocal {
   repr: string;
   /** `module`: a module object; `def`: a class, function or builtin; `value`: anything else. */
   kind: 'module' | 'def' | 'value';
+  /** pdb's own `__exception__` entry: the line pdb prints for it at an exception stop (`ValueError: msg`). */
+  printed?: string;
 }
 
 /** pdb stopped in the program. */
@@ -64,6 +66,8 @@ export interface PdbOutside {
 export interface PdbExit {
   at: 'exit';
   kind: 'normal' | 'error';
+  /** With `error`: repr of the uncaught exception (`ValueError('bad')`), as the tracer writes an error exit. */
+  value?: string;
 }
 
 export type PdbObservation = PdbStop | PdbOutside | PdbExit;
@@ -76,18 +80,56 @@ export interface ObservedScenario {
 }
 
 /**
- * Prints `@@LOCALS [[name, repr, kind], ...]`. A `!` statement runs with the frame's locals
- * as its local namespace, so `locals()` here is the frame's (the comprehension's first
- * iterable is evaluated in that namespace too). pdb itself stores `__return__` and
- * `__exception__` in the frame's locals at return and exception stops: they give the value.
+ * The probe pdb's `!` statements call: a module made once per pdb process (kept in
+ * sys.modules, so nothing is assigned in the program's namespaces). `rows(locals)` gives
+ * `[[name, repr, kind, printed], ...]` as JSON: reprs as the tracer takes them (a `__repr__`
+ * that raises, as one of a half-built object does, gives `<repr failed: AttributeError>`),
+ * the kind (`module`, `def`: a class, function or builtin, `value`), and for pdb's own
+ * `__exception__` entry the line pdb prints for it (`ValueError: msg`), which tells an
+ * exception stop from a line stop after the program printed something (pdb leaves
+ * `__exception__` in the frame's locals after the stop, so its presence alone does not).
+ * pdb stores `__return__` and `__exception__` in the frame's locals at return and exception
+ * stops: they give the value; other dunder names are left out.
+ */
+const PROBE_SOURCE = [
+  'import json, traceback, types',
+  'def r(v):',
+  '    try:',
+  '        t = repr(v)',
+  '    except BaseException as e:',
+  "        return '<repr failed: %s>' % type(e).__name__",
+  "    return t if isinstance(t, str) else '<repr failed: TypeError>'",
+  'def kind(v):',
+  '    if isinstance(v, types.ModuleType):',
+  "        return 'module'",
+  '    if isinstance(v, (type, types.FunctionType, types.BuiltinFunctionType)):',
+  "        return 'def'",
+  "    return 'value'",
+  'def rows(names):',
+  '    out = []',
+  '    for k, v in list(names.items()):',
+  "        if k == '__exception__':",
+  "            out.append([k, r(v[1]), 'value', traceback.format_exception_only(*v)[-1].strip()])",
+  "        elif not k.startswith('__') or k == '__return__':",
+  '            out.append([k, r(v), kind(v), None])',
+  '    return json.dumps(out)',
+].join('\n');
+
+const PROBE =
+  "(__import__('sys').modules.get('_ndb_pdb_probe') or (lambda m: (exec(" +
+  JSON.stringify(PROBE_SOURCE) +
+  ", m.__dict__), __import__('sys').modules.__setitem__('_ndb_pdb_probe', m), m)[2])(__import__('types').ModuleType('_ndb_pdb_probe')))";
+
+/**
+ * Prints `@@LOCALS [...]` (see PROBE). A `!` statement runs with the frame's locals as its
+ * local namespace, so `locals()`, an argument evaluated in the statement itself, is the frame's.
  */
 const LOCALS_MARK = '@@LOCALS ';
-export const LOCALS_COMMAND =
-  "!print('@@LOCALS', __import__('json').dumps([" +
-  "[k, repr(v[1] if k == '__exception__' else v), " +
-  "'module' if isinstance(v, __import__('types').ModuleType) else " +
-  "'def' if isinstance(v, (type, __import__('types').FunctionType, __import__('types').BuiltinFunctionType)) else 'value'] " +
-  "for k, v in locals().items() if not k.startswith('__') or k in ('__return__', '__exception__')]))";
+export const LOCALS_COMMAND = `!print('@@LOCALS', ${PROBE}.rows(locals()))`;
+
+/** Prints `@@UNCAUGHT repr`: in post-mortem debugging, pdb's main loop is still handling the uncaught exception. */
+const UNCAUGHT_MARK = '@@UNCAUGHT ';
+const UNCAUGHT_COMMAND = "!print('@@UNCAUGHT', repr(__import__('sys').exc_info()[1]))";
 
 /** `> /path/prog.py(12)main()->value` (also `  ...` in `where` listings). */
 const LOCATION = /^([> ]) (.+?)\((\d+)\)([^\s()]+)\(\)(?:->(.*))?$/;
@@ -211,7 +253,8 @@ export class PdbSession {
     }
     if (chunk.includes('Uncaught exception. Entering post mortem debugging')) {
       this.state = 'post-mortem';
-      return { at: 'exit', kind: 'error' };
+      const line = (await this.send(UNCAUGHT_COMMAND)).split('\n').find((l) => l.startsWith(UNCAUGHT_MARK));
+      return { at: 'exit', kind: 'error', ...(line === undefined ? {} : { value: line.slice(UNCAUGHT_MARK.length) }) };
     }
     const lines = chunk.split('\n');
     const index = lines.findIndex((l) => parseLocation(l)?.current === true);
@@ -219,11 +262,14 @@ export class PdbSession {
     const loc = parseLocation(lines[index]!)!;
     if (loc.file !== this.file) return { at: 'outside', file: loc.file, line: loc.line, function: loc.function };
 
+    // The line just before the location is pdb's marker, if any; what the program printed
+    // comes before it (or, at a line stop, just before the location).
     const before = lines.slice(0, index).filter((l) => l.trim() !== '');
     const marker = before[before.length - 1];
-    const event = marker === undefined ? 'line' : marker === '--Call--' ? 'call' : marker === '--Return--' ? 'return' : 'exception';
     const stack = await this.stack();
     const all = await this.locals();
+    const raised = all.find((l) => l.name === '__exception__')?.printed;
+    const event = marker === '--Call--' ? 'call' : marker === '--Return--' ? 'return' : marker !== undefined && (marker === raised || marker === `Internal ${raised}`) ? 'exception' : 'line';
     const special = (name: string) => all.find((l) => l.name === name)?.repr;
     const value = event === 'return' ? special('__return__') : event === 'exception' ? special('__exception__') : undefined;
     if ((event === 'return' || event === 'exception') && value === undefined) this.fail(`no value at a ${event} stop`);
@@ -248,8 +294,8 @@ export class PdbSession {
     const chunk = await this.send(LOCALS_COMMAND);
     const line = chunk.split('\n').find((l) => l.startsWith(LOCALS_MARK));
     if (line === undefined) this.fail(`the locals command printed no locals: ${chunk}`);
-    const rows = JSON.parse(line.slice(LOCALS_MARK.length)) as [string, string, PdbLocal['kind']][];
-    return rows.map(([name, repr, kind]) => ({ name, repr, kind }));
+    const rows = JSON.parse(line.slice(LOCALS_MARK.length)) as [string, string, PdbLocal['kind'], string | null][];
+    return rows.map(([name, repr, kind, printed]) => ({ name, repr, kind, ...(printed === null ? {} : { printed }) }));
   }
 
   /** The first stop of a (re)started program: the last location line of the chunk. */
