@@ -13,6 +13,7 @@ import { ProgressBar } from '../util/progress.js';
 import { defaultModelDir, isPrecision, ModelFolderError, packageRoot, type Precision } from '../model-client/model-folder.js';
 import { isOutputMethod, OUTPUT_METHODS } from '../model-client/call-outcome.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
+import { ROLLOUT_STEPS } from '../model-client/rollout.js';
 import { PartialFrameDecoder } from '../model-client/partial-frame.js';
 import { NextLineBaseline } from '../evaluation/baselines.js';
 import { evaluateCruxEval, formatCruxEval } from '../evaluation/cruxeval.js';
@@ -20,6 +21,7 @@ import { INPUT_CANDIDATES } from '../model-client/input-prediction.js';
 import { HeldoutFileError, makeHeldout, readHeldout } from '../evaluation/heldout.js';
 import { evaluateStates, formatStates, type StateMiss } from '../evaluation/states.js';
 import { evaluateVerify, formatVerifyEval } from '../evaluation/verify-eval.js';
+import { CorpusFileError, defaultCorpusDir, evaluatePdb, formatPdbEval, missLines, readCorpus, SPLITS, type Split } from '../evaluation/pdb-eval.js';
 import { VERIFY_METHOD } from '../evaluation/verify.js';
 import { ALL_RULES, NO_RULES, parseRuleSelection, RULE_FAMILIES, type RuleSelection } from '../semantics/rule.js';
 
@@ -74,9 +76,12 @@ function rulesOf(value: string | undefined, usage: UsageErrorFactory): RuleSelec
 }
 
 /** The model, on one intra-op thread: at this size a second one is no faster (README, fast stepping). */
-async function loadModel(dir: string, precision: Precision, usage: UsageErrorFactory, rules: RuleSelection = ALL_RULES): Promise<NeuralPredictor> {
+/** `--rollout N`: jumps worked out step by step within N steps (model-client/rollout.ts); 0: in one frame. */
+const ROLLOUT_FLAG = { type: 'string', value: 'N', description: `jumps (a step over a call, a step out, a breakpoint, continue) worked out step by step within N steps, else by the model in one frame (0: always in one frame; default ${ROLLOUT_STEPS} for states, as the debugger; 0 for cruxeval and verify, whose runs are many calls long)` } as const;
+
+async function loadModel(dir: string, precision: Precision, usage: UsageErrorFactory, rules: RuleSelection = ALL_RULES, rolloutSteps?: number): Promise<NeuralPredictor> {
   try {
-    return await NeuralPredictor.load(dir, { threads: 1, precision, rules });
+    return await NeuralPredictor.load(dir, { threads: 1, precision, rules, ...(rolloutSteps === undefined ? {} : { rolloutSteps }) });
   } catch (err) {
     throw err instanceof ModelFolderError ? usage(err.message) : err;
   }
@@ -129,6 +134,7 @@ const STATES_FLAGS = {
   model: { type: 'string', value: 'DIR', description: 'a model folder (default: models/default)' },
   precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32; int8: the folder's int8 file)" },
   rules: RULES_FLAG,
+  rollout: ROLLOUT_FLAG,
   'compare-unconstrained': { type: 'boolean', description: 'also score the model decoding with the grammar alone (--rules none beside the rules chosen)' },
   misses: { type: 'string', value: 'FILE.jsonl', description: "write every step the model got wrong (the state before, the action, the truth, the prediction) to FILE" },
   policy: { type: 'string', value: POLICIES.join('|'), description: "how trajectories are sampled: the paper's mix (default), walk (line by line: step_into and step_over, forward and back, as a user presses F10 and F11), jumps" },
@@ -149,7 +155,7 @@ async function statesCommand({ values }: Parsed<typeof STATES_FLAGS>, usage: Usa
   const rows = await loadRows(values.data, limitOf(values.limit, usage), usage);
   const dir = values.model ?? defaultModelDir();
   const precision = precisionOf(values.precision, usage);
-  const model = await loadModel(dir, precision, usage, rulesOf(values.rules, usage));
+  const model = await loadModel(dir, precision, usage, rulesOf(values.rules, usage), countOf(values.rollout, usage, '--rollout'));
   const unconstrained = values['compare-unconstrained'] ? await loadModel(dir, precision, usage, NO_RULES) : null;
   const misses: string[] = [];
   if (values.misses) writeFileSync(values.misses, ''); // an unwritable path fails now, not after the run
@@ -188,6 +194,7 @@ const CRUXEVAL_FLAGS = {
   check: { type: 'string', value: 'forward|none', description: "input task: run the model's answer and the output-as-argument forward with the model, keep one that returns the output (default forward)" },
   candidates: { type: 'string', value: 'N', description: `input task's forward check: then N more answers from return states the model draws, checked the same way (default ${INPUT_CANDIDATES}; 0: none)` },
   rules: RULES_FLAG,
+  rollout: ROLLOUT_FLAG,
 } satisfies FlagSpecs;
 
 const CRUXEVAL_COMMAND = defineCommand({
@@ -214,7 +221,8 @@ async function cruxevalCommand({ values }: Parsed<typeof CRUXEVAL_FLAGS>, usage:
   if (values.candidates !== undefined && (task === 'output' || check === 'none')) throw usage("--candidates applies to --task input's forward check only");
   const rows = await loadRows(values.data, limitOf(values.limit, usage), usage);
   const dir = values.model ?? defaultModelDir();
-  const model = await loadModel(dir, precisionOf(values.precision, usage), usage, rulesOf(values.rules, usage));
+  // Each row's run is many calls long: a rollout's every jump costs steps (--rollout N opts in).
+  const model = await loadModel(dir, precisionOf(values.precision, usage), usage, rulesOf(values.rules, usage), countOf(values.rollout, usage, '--rollout') ?? 0);
   try {
     const frames = await PartialFrameDecoder.load(model, dir);
     const bar = new ProgressBar(`cruxeval ${task}`, rows.length);
@@ -239,6 +247,7 @@ const VERIFY_EVAL_FLAGS = {
   model: { type: 'string', value: 'DIR', description: 'a model folder (default: models/default)' },
   precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32; int8: the folder's int8 file)" },
   rules: RULES_FLAG,
+  rollout: ROLLOUT_FLAG,
 } satisfies FlagSpecs;
 
 const VERIFY_EVAL_COMMAND = defineCommand({
@@ -263,7 +272,7 @@ async function verifyEvalCommand({ values }: Parsed<typeof VERIFY_EVAL_FLAGS>, u
   const limit = limitOf(values.limit, usage);
   const rows = await loadRows(values.data ?? join(packageRoot(), 'evaluation', 'heldout-real.jsonl'), undefined, usage);
   const dir = values.model ?? defaultModelDir();
-  const model = await loadModel(dir, precisionOf(values.precision, usage), usage, rulesOf(values.rules, usage));
+  const model = await loadModel(dir, precisionOf(values.precision, usage), usage, rulesOf(values.rules, usage), countOf(values.rollout, usage, '--rollout') ?? 0);
   try {
     const bar = limit === undefined ? undefined : new ProgressBar('verify pools', limit);
     const report = await evaluateVerify(rows, model, { k, maxCases, seed, method, ...(limit === undefined ? {} : { limit }), ...(samples === undefined ? {} : { samples }), onProgress: (pools) => bar?.update(pools) });
@@ -273,5 +282,57 @@ async function verifyEvalCommand({ values }: Parsed<typeof VERIFY_EVAL_FLAGS>, u
   }
 }
 
+const PDB_FLAGS = {
+  split: { type: 'string', value: 'dev|heldout|all', description: 'the corpus programs to run (default dev)' },
+  limit: { type: 'string', value: 'N', description: 'the first N programs of the split only' },
+  json: { type: 'boolean', description: 'print the report as JSON, every program (each stop of the dev programs)' },
+  model: { type: 'string', value: 'DIR', description: 'a model folder (default: models/default)' },
+  precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32; int8: the folder's int8 file)" },
+  rules: RULES_FLAG,
+  corpus: { type: 'string', value: 'DIR', description: 'a corpus folder with corpus.json (default evaluation/pdb-corpus)' },
+  misses: { type: 'string', value: 'FILE.jsonl', description: "write the dev programs' misses to FILE: each program's first wrong stop (pdb's and ndb's), each re-synced step missed (held-out programs never)" },
+} satisfies FlagSpecs;
+
+const PDB_COMMAND = defineCommand({
+  name: 'pdb',
+  summary: 'ndb against the real pdb, stop by stop, on scripted debugging sessions',
+  description: `Debug each program of the pdb corpus (evaluation/pdb-corpus) with its fixed script of
+pdb commands (s, n, r, c, b N), once under the real pdb (python3 -m pdb) and once under ndb's
+debugger (the model's run, at the module's top level, as ndb debug FILE), and compare every
+stop: the line (event, line, function), the line and every local, the return values, the
+run's end; with no re-syncing after a divergence, as a user lives the predicted run. Also each
+command predicted from pdb's real history (re-synced next-state accuracy). Held-out programs
+are reported as numbers only (docs/evaluation-pdb.md).`,
+  flags: PDB_FLAGS,
+  run: pdbCommand,
+});
+
+async function pdbCommand({ values }: Parsed<typeof PDB_FLAGS>, usage: UsageErrorFactory): Promise<void> {
+  const split = values.split ?? 'dev';
+  if (split !== 'all' && !(SPLITS as readonly string[]).includes(split)) throw usage(`--split must be dev, heldout or all, got ${JSON.stringify(split)}`);
+  const limit = limitOf(values.limit, usage);
+  const corpusDir = values.corpus ?? defaultCorpusDir();
+  if (!existsSync(join(corpusDir, 'corpus.json'))) throw usage(`no corpus.json in ${corpusDir}`);
+  let programs;
+  try {
+    programs = readCorpus(corpusDir).filter((p) => split === 'all' || p.split === split);
+  } catch (err) {
+    throw err instanceof CorpusFileError ? usage(err.message) : err;
+  }
+  programs = programs.slice(0, limit);
+  const rules = rulesOf(values.rules, usage);
+  if (values.misses) writeFileSync(values.misses, ''); // an unwritable path fails now, not after the run
+  const dir = values.model ?? defaultModelDir();
+  const model = await loadModel(dir, precisionOf(values.precision, usage), usage, rules);
+  try {
+    const bar = new ProgressBar('programs', programs.length);
+    const report = await evaluatePdb(programs, model, split as Split | 'all', { onProgress: (done) => bar.update(done) });
+    if (values.misses) writeFileSync(values.misses, missLines(report).map((m) => m + '\n').join(''));
+    process.stdout.write(values.json ? JSON.stringify({ modelDir: dir, rules: values.rules ?? 'all', ...report }, null, 2) + '\n' : formatPdbEval(report, `model ${dir}${values.rules ? `, rules ${values.rules}` : ''}`));
+  } finally {
+    await model.release();
+  }
+}
+
 /** `ndb eval`'s subcommands, in the order its help lists them. */
-export const EVAL_COMMANDS = [MAKE_HELDOUT_COMMAND, STATES_COMMAND, CRUXEVAL_COMMAND, VERIFY_EVAL_COMMAND] as const;
+export const EVAL_COMMANDS = [MAKE_HELDOUT_COMMAND, STATES_COMMAND, CRUXEVAL_COMMAND, VERIFY_EVAL_COMMAND, PDB_COMMAND] as const;
