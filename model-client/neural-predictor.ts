@@ -28,6 +28,7 @@ import { KnownNames } from './json-constraint.js';
 import { PrefixCache, type PrefilledPrompt } from './prefix-cache.js';
 import { type FunctionInfo, programInfo, type ProgramInfo } from '../program-analysis/program-info.js';
 import { guessFrame } from './frame-guess.js';
+import { ROLLOUT_STEPS, stopWhen } from './rollout.js';
 import { historyAt, type RunHistory } from '../semantics/history.js';
 import { StepOracle } from '../semantics/oracle.js';
 import { PythonSession } from '../semantics/python-session.js';
@@ -68,6 +69,12 @@ export interface NeuralPredictorOptions extends LoadModelFolderOptions, ModelSes
    * `ndb debug` measures what each family buys.
    */
   rules?: RuleSelection;
+  /**
+   * Jumps (a step over a call, a step out, a breakpoint, continue) worked out step by step
+   * within this many steps, else in one frame (rollout.ts; default ROLLOUT_STEPS; 0: always
+   * in one frame, as before rollouts).
+   */
+  rolloutSteps?: number;
 }
 
 /**
@@ -286,7 +293,53 @@ export class NeuralPredictor implements Predictor {
     });
     const last = history[history.length - 1];
     const action = last ? this.asAsked(this.actionToCut(fileAction), last.state, fileHistory[fileHistory.length - 1]!.state) : this.actionToCut(fileAction);
-    return this.toFile(await this.predictCut(history, action, opts));
+    return this.toFile((await this.rollout(history, action, opts)) ?? (await this.predictCut(history, action, opts)));
+  }
+
+  /**
+   * A jump worked out step by step (rollout.ts): step_into after step_into from the state
+   * before, until the tree's move for `action` would stop, under the symbolic stepper's rules
+   * at every step. The prediction is the landing, its confidence the whole path's. Null where
+   * the action is one step anyway (a step over a line that can enter nothing), where the rules
+   * are off (the control flow tells which lines can enter a frame), where a step enters a
+   * function whose body the cut hides, or past the step budget: then the model jumps in one
+   * frame.
+   */
+  private async rollout(history: readonly HistoryEntry[], action: Action, opts: PredictOptions): Promise<Prediction | null> {
+    const flow = this.program!.flow;
+    const from = history[history.length - 1]?.state;
+    const budget = this.opts.rolloutSteps ?? ROLLOUT_STEPS;
+    if (!flow || !from || budget === 0) return null;
+    // A step over from a call goes to the frame's first line: one step, as the model is asked it.
+    if (action.kind === 'step_over' && (from.event === 'call' || flow.stepIntoIsStepOver(from))) return null;
+    const stop = stopWhen(from, action);
+    if (!stop) return null;
+    // The history's last entry may carry the jump itself: the rollout's first step replaces it.
+    const rolled: HistoryEntry[] = [...history.slice(0, -1), { state: from }];
+    let frame = 1;
+    let milliseconds = 0;
+    for (let k = 0; k < budget; k++) {
+      const here = rolled[rolled.length - 1]!.state;
+      const step = this.asAsked({ kind: 'step_into' }, here, here);
+      const landing = await this.predictCut(rolled, step, opts);
+      frame *= landing.confidence.frame;
+      milliseconds += landing.stats?.milliseconds ?? 0;
+      // A callee whose body the cut hides: its steps cannot be worked out, the model jumps.
+      if (landing.kind === 'state' && landing.state.stack.some((f) => this.cut?.hidesBodyOf(f.function))) return null;
+      if (landing.kind === 'exit' || stop(landing.state)) {
+        // The history as the caller will hold it: the jump, from the state before.
+        this.upcoming = landing.kind === 'state' ? { steps: historySteps(history, action), state: landing.state } : null;
+        // Its text: the landing as a frame of the jump from the state before, as the history will hold it.
+        const text = landing.kind === 'state' ? serializeFrame('forward', landing.state, from, action) + TOKENS.actionSep : landing.text;
+        const stats = landing.stats && { ...landing.stats, milliseconds, rolledSteps: k + 1 };
+        return landing.kind === 'state'
+          ? { ...landing, text, confidence: { ...landing.confidence, frame }, ...(stats ? { stats } : {}) }
+          : { ...landing, confidence: { ...landing.confidence, frame }, ...(stats ? { stats } : {}) };
+      }
+      rolled[rolled.length - 1] = { state: here, action: step };
+      rolled.push({ state: landing.state });
+    }
+    return null;
   }
 
   /**

@@ -92,6 +92,13 @@ const StatementSchema = z.object({
   undo: z.object({ name: z.string(), op: z.enum(['+', '-']), part: z.string() }).optional(),
 });
 export type Statement = z.infer<typeof StatementSchema>;
+/**
+ * A line whose one call of the program's is `callee(ARGS)`, where each parameter's value is an
+ * expression of the caller's values (an argument's source, or a literal default), in the order
+ * the call frame holds them.
+ */
+const CallSiteSchema = z.object({ callee: z.string(), params: z.record(z.string(), z.string()) });
+export type CallSite = z.infer<typeof CallSiteSchema>;
 /** A line that only assigns (`name`) or returns a call's value (`y = helper(x)`, `return [c for c in s]`): only `callee`'s frame returns into it. */
 const ReceivedSchema = z.object({ name: z.string().optional(), callee: z.string() });
 export type Received = z.infer<typeof ReceivedSchema>;
@@ -121,6 +128,8 @@ const FlowSchema = z.discriminatedUnion('kind', [
     pure: z.record(z.string(), PureFunctionSchema),
     imports: ImportsSchema,
     received: z.record(z.string(), ReceivedSchema),
+    calls: z.record(z.string(), CallSiteSchema),
+    frames_by_code: z.boolean(),
   }),
   z.object({ kind: z.literal('error'), message: z.string() }),
 ]);
@@ -167,9 +176,6 @@ export interface ProgramNames {
   localsByCodeOnly: boolean;
 }
 
-/** Words by which a program can change a local, or what its repr shows, behind its frame's back. */
-const FRAME_WRITERS = ['locals', 'exec', 'eval', '_getframe', 'f_locals', '__class__', '__qualname__', 'ctypes', 'settrace', 'gc.'];
-
 const NO_NAMES: ProgramNames = { unstable: new Set(), directOnly: new Set(), localsByCodeOnly: false };
 
 /** The locations a head may take: bare line numbers (same frame) and whole stacks (`f:1 g:5`); undefined: free. */
@@ -206,6 +212,7 @@ export interface ValueFacts {
   returned: ReadonlyMap<number, string>;
   bindings: ProgramBindings;
   received: ReadonlyMap<number, Received>;
+  calls: ReadonlyMap<number, CallSite>;
 }
 
 export class ControlFlow {
@@ -228,6 +235,7 @@ export class ControlFlow {
     this.returned = values.returned ?? new Map();
     this.bindings = values.bindings ?? { modules: {}, names: {}, functions: {} };
     this.received = values.received ?? new Map();
+    this.calls = values.calls ?? new Map();
   }
 
   /** Line -> the repr each name holds after it: a line that only assigns literals (`acc = []`), from control_flow.py. */
@@ -246,6 +254,8 @@ export class ControlFlow {
   readonly bindings: ProgramBindings;
   /** Line -> the name that holds a call's return value after it, or the line returns it (control_flow.py's `received`). */
   readonly received: ReadonlyMap<number, Received>;
+  /** Line -> its one call of the program's, with the parameters' values as expressions of the caller's (control_flow.py's `calls`). */
+  readonly calls: ReadonlyMap<number, CallSite>;
 
   /** unboundBefore's answers, by frame name and line. */
   private readonly unbound = new Map<string, ReadonlySet<string>>();
@@ -286,7 +296,7 @@ export class ControlFlow {
       });
     }
     const ownReprs = writesOwnReprs(source);
-    const localsByCodeOnly = !ownReprs && !FRAME_WRITERS.some((w) => source.includes(w));
+    const localsByCodeOnly = !ownReprs && out.frames_by_code;
     const literals = new Map(Object.entries(out.literals).map(([line, values]) => [Number(line), values] as const));
     const loops = new Map(Object.entries(out.loops).map(([line, found]) => [Number(line), found] as const));
     const returnsLiteral = new Map(Object.entries(out.returns_literal).map(([line, text]) => [Number(line), text] as const));
@@ -296,7 +306,8 @@ export class ControlFlow {
     const bindings = { ...out.imports, functions: out.pure };
     const names = { unstable: new Set(out.unstable), directOnly: new Set(out.direct_only), localsByCodeOnly };
     const received = new Map(Object.entries(out.received).map(([line, r]) => [Number(line), r] as const));
-    return new ControlFlow(frames, ownReprs, names, { literals, loops, returnsLiteral, branches, statements, returned, bindings, received });
+    const calls = new Map(Object.entries(out.calls).map(([line, c]) => [Number(line), c] as const));
+    return new ControlFlow(frames, ownReprs, names, { literals, loops, returnsLiteral, branches, statements, returned, bindings, received, calls });
   }
 
   /**

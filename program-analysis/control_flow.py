@@ -96,6 +96,9 @@ and, for the whole program:
                  one line (`if n < 0: n = -n`), gives its test in `when`: the names are bound
                  only where it holds. Not in the programs `branches` leaves out
 
+  calls          line -> {callee, params} for a line whose one call of the program's binds its
+                 parameters to expressions of the caller's values (see call_lines)
+
   received       line -> {name?, callee} for a line that is only `NAME = CALLEE(ARGS)` or `return
                  CALLEE(ARGS)` (or assigns or returns a comprehension): after CALLEE's frame
                  returns into it, NAME holds (the line returns) its return value (see
@@ -119,6 +122,10 @@ and, for the whole program:
                  bare `return`) carries when the function returns there (an exception
                  passing through carries None)
 
+  frames_by_code  false where the program can change a frame's locals, or what a repr shows, by
+                 other means than its bytecode's stores: it names locals, exec, eval, vars,
+                 globals or breakpoint, reads a frame's or an object's internals (f_locals,
+                 __class__, __dict__, _getframe...), or imports ctypes, gc or inspect
   unstable       names declared global or nonlocal anywhere
   direct_only    plain functions the program only ever calls by name (`f(...)`), never uses as
                  a value, rebinds, decorates, or defines in a class: such a function is called
@@ -153,8 +160,31 @@ CANNOT_RAISE = {'NOP', 'RESUME', 'CACHE', 'EXTENDED_ARG', 'LOAD_CONST', 'STORE_F
                 'MAKE_FUNCTION', 'MAKE_CELL', 'COPY_FREE_VARS', 'LOAD_CLOSURE', 'POP_EXCEPT', 'KW_NAMES',
                 'POP_JUMP_FORWARD_IF_NONE', 'POP_JUMP_FORWARD_IF_NOT_NONE', 'POP_JUMP_BACKWARD_IF_NONE',
                 'POP_JUMP_BACKWARD_IF_NOT_NONE', 'POP_JUMP_IF_NONE', 'POP_JUMP_IF_NOT_NONE'}
-DYNAMIC = ('globals', 'getattr', 'eval', 'exec', 'vars', 'locals', '__import__', '__main__', 'sys.modules',
-           'importlib', '__dict__', '__globals__', 'inspect', '_getframe', 'f_locals')
+# Names and attributes by which a program reaches names dynamically (direct_only), and those by
+# which it can change a frame's locals or what a repr shows behind the bytecode's back
+# (frames_by_code): read from the syntax tree, not the text, so that a function named
+# `evaluate` or a comment saying "retrieval" switches nothing off.
+DYNAMIC_NAMES = {'globals', 'getattr', 'eval', 'exec', 'vars', 'locals', '__import__'}
+DYNAMIC_ATTRIBUTES = {'modules', '__dict__', '__globals__', '_getframe', 'f_locals', '__main__'}
+DYNAMIC_MODULES = {'importlib', 'inspect', '__main__'}
+FRAME_NAMES = {'locals', 'exec', 'eval', 'vars', 'globals', 'breakpoint'}
+FRAME_ATTRIBUTES = {'_getframe', 'f_locals', 'f_back', 'f_globals', '__class__', '__qualname__', '__dict__', 'settrace',
+                    'setprofile', 'get_referrers', 'currentframe'}
+FRAME_MODULES = {'ctypes', 'gc', 'inspect'}
+
+
+def reaches(tree, names, attributes, modules):
+    """Whether the program names one of `names`, reads one of `attributes`, or imports one of `modules`."""
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and n.id in names or isinstance(n, ast.Attribute) and n.attr in attributes:
+            return True
+        if isinstance(n, ast.Import) and any(a.name.split('.')[0] in modules for a in n.names):
+            return True
+        if isinstance(n, ast.ImportFrom) and (n.module or '').split('.')[0] in modules:
+            return True
+        if isinstance(n, ast.ImportFrom) and any(a.name in names | attributes for a in n.names):
+            return True
+    return False
 
 
 def exception_table(co):
@@ -893,6 +923,72 @@ def reads_only(statement, inner, rebound):
 FRAME_OPENERS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)
 
 
+def call_lines(tree, statements, rebound, pure, imports, direct):
+    """line -> {callee, params} for a line whose one call of the program's is `CALLEE(ARGS)`, CALLEE a
+    plain function of the program only called by name (`direct`), defined once: where nothing else on
+    the line opens a frame and the arguments are decidable, `params` is each parameter's value as the
+    source of an expression of the caller's values (an argument, or a literal default), in the order
+    the call frame's locals hold them. Where the arguments evaluate, step_into from the line lands on
+    CALLEE's call with exactly those values. None where CALLEE takes *args or **kwargs, a default
+    is not a literal, or the call passes a starred argument."""
+    if not program_tests_values(tree, rebound):
+        return {}
+    defs = {}
+    counts = {}
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            counts[n.name] = counts.get(n.name, 0) + 1
+    for n in tree.body:
+        if isinstance(n, ast.FunctionDef) and counts.get(n.name) == 1 and n.name in direct:
+            a = n.args
+            generator = any(isinstance(x, (ast.Yield, ast.YieldFrom, ast.Await)) for x in walk_own(n))
+            if not (a.vararg or a.kwarg or a.posonlyargs or generator):
+                defs[n.name] = a
+    functions = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    out = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt) or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For,
+                                                                ast.While, ast.If, ast.With, ast.Try)) \
+                or node.lineno != node.end_lineno or statements.get(node.lineno) != 1:
+            continue
+        calls = [c for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in functions]
+        openers = [x for x in ast.walk(node) if isinstance(x, FRAME_OPENERS)]
+        if len(calls) != 1 or openers or calls[0].func.id not in defs:
+            continue
+        call, a = calls[0], defs[calls[0].func.id]
+        # Everything evaluated before the call reads only shown values: the call's own arguments
+        # (a program function passed as a value could be called back first).
+        names = [p.arg for p in a.args]
+        kwonly = [p.arg for p in a.kwonlyargs]
+        if any(isinstance(x, ast.Starred) for x in call.args) or any(k.arg is None for k in call.keywords) \
+                or len(call.args) > len(names):
+            continue
+        bound = dict(zip(names, call.args))
+        if any(k.arg in bound or k.arg not in names + kwonly for k in call.keywords):
+            continue
+        bound.update({k.arg: k.value for k in call.keywords})
+        defaults = dict(zip(names[len(names) - len(a.defaults):], a.defaults))
+        defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
+        params, ok = {}, True
+        for name in names + kwonly:
+            if name in bound:
+                value = bound[name]
+                ok = ok and decidable(value, rebound, pure, imports) and not opens_frame(value, functions)
+                params[name] = ast.unparse(value)
+            elif name in defaults:
+                try:
+                    ast.literal_eval(defaults[name])
+                except ValueError:
+                    ok = False
+                    break
+                params[name] = ast.unparse(defaults[name])
+            else:
+                ok = False  # TypeError: a missing argument
+        if ok:
+            out[node.lineno] = {'callee': call.func.id, 'params': params}
+    return out
+
+
 def received_lines(tree, statements, rebound):
     """line -> {name?, callee} for a line that is only `NAME = CALLEE(ARGS)` or `return CALLEE(ARGS)`, or
     assigns or returns a comprehension (CALLEE its frame, `<listcomp>`...), where nothing the line
@@ -993,7 +1089,7 @@ def unstable_names(tree):
 
 def direct_only(tree, source):
     """Plain functions only ever called by name: see the module's docstring."""
-    if any(word in source for word in DYNAMIC):
+    if reaches(tree, DYNAMIC_NAMES, DYNAMIC_ATTRIBUTES, DYNAMIC_MODULES):
         return set()
     parents = parent_map(tree)
     plain, other = set(), set()
@@ -1085,7 +1181,9 @@ def control_flow(source):
             'branches': by_line(branch_lines(tree, statements, rebound, pure_names, imports)),
             'statements': by_line(statement_lines(tree, statements, rebound, pure_names, imports)),
             'returned': by_line(returned_lines(tree, statements, rebound, pure_names, imports)), 'pure': pure,
-            'imports': imported, 'received': by_line(received_lines(tree, statements, rebound))}
+            'imports': imported, 'received': by_line(received_lines(tree, statements, rebound)),
+            'calls': by_line(call_lines(tree, statements, rebound, pure_names, imports, direct)),
+            'frames_by_code': not reaches(tree, FRAME_NAMES, FRAME_ATTRIBUTES, FRAME_MODULES)}
 
 
 def main():

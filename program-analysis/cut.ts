@@ -117,6 +117,12 @@ export class ProgramCut {
     });
   }
 
+  /** Whether a frame of this function (its code's name) may run code the model does not see: a unit cut to its signature or left out. */
+  hidesBodyOf(fn: string): boolean {
+    const named = (n: string) => n === fn || n.endsWith(`.${fn}`);
+    return this.signatures.some(named) || this.leftOut.some(named);
+  }
+
   /** The file line of a cut line (a `# ...` line has none). */
   fileLine(cutLine: number): number | undefined {
     return this.fileLines[cutLine - 1] ?? undefined;

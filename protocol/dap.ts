@@ -55,6 +55,8 @@ export interface PredictionStats {
   forwardPasses?: number;
   /** Every frame of the first try ran out of tokens (the model looped); this one is from sampled retries. */
   fallback?: boolean;
+  /** A jump worked out step by step (a rollout): how many steps it took; the other figures are its last step's, but milliseconds the whole rollout's. */
+  rolledSteps?: number;
 }
 
 /** The answer to `ndb/predictInputs`: the entry's arguments for a return value. */

@@ -78,7 +78,9 @@ describe.skipIf(!HAS_MODEL)('a long run on the shipped model', () => {
   let hurried: Press[];
   let looked: Press[];
   beforeAll(async () => {
-    predictor = await NeuralPredictor.load(MODEL_DIR, { threads: 1 });
+    // One model step per press (no rollouts: a step over a call would take the callee's steps
+    // in one press), so that the presses' prompts are what this test counts.
+    predictor = await NeuralPredictor.load(MODEL_DIR, { threads: 1, rolloutSteps: 0 });
     hurried = await walk(predictor, false);
     looked = await walk(predictor, true);
   }, 300_000);

@@ -48,6 +48,15 @@ describe('what control_flow.py lists for the walker', () => {
     expect(flow.bindings).toEqual({ modules: { math: 'math' }, names: { findall: 're.findall' }, functions: { sq: { params: ['n'], body: 'n * n' } } });
   });
 
+  it("reads what can reach a frame by hand from the syntax tree, not the text: a function named `evaluate` switches nothing off", async () => {
+    const byCode = async (source: string) => (await ControlFlow.of(source))!.programNames.localsByCodeOnly;
+    expect(await byCode('def evaluate(retrieval):\n    # eval, locals, gc.collect in a comment\n    s = "exec"\n    return retrieval + 1\n')).toBe(true);
+    expect(await byCode('def f(x):\n    y = 1\n    return locals()\n')).toBe(false);
+    expect(await byCode('import sys\ndef f(x):\n    return sys._getframe().f_locals\n')).toBe(false);
+    expect(await byCode('import gc\ndef f(x):\n    return x\n')).toBe(false);
+    expect(await byCode('class A:\n    def __repr__(self):\n        return "1"\n')).toBe(false);
+  });
+
   it('leaves out what would run the program: a call of its own function, a builtin it rebinds, a class', async () => {
     const flow = (await ControlFlow.of('def g(x):\n    print(x)\n    return x\ndef len(x):\n    return 0\ndef f(s):\n    y = g(s)\n    n = len(s)\n    if g(s): pass\n    return s\n'))!;
     expect(flow.statements.has(7)).toBe(false);
@@ -153,5 +162,40 @@ describe('branch landing', () => {
     // Line 7 comes from line 5 only with an odd n.
     expect(await back(line(7, { s: "''", n: '2', i: '0' }))).not.toContain(5);
     expect(await back(line(7, { s: "''", n: '3', i: '0' }))).toContain(5);
+  });
+});
+
+describe('stepping into a call of the program', () => {
+  const CALLS = [
+    'def parse_line(line, sep=","):', //         1
+    '    return line.split(sep)', //              2
+    '', //                                        3
+    'def count(text, word):', //                  4
+    '    entry = parse_line(text[1:])', //        5
+    '    rest = parse_line(text, sep=" ")', //    6
+    '    return len(entry) + len(rest)', //       7
+    '',
+  ].join('\n');
+  const into: Action = { kind: 'step_into' };
+  const caller = (line: number, shown: Record<string, string>): State => ({ event: 'line', line, source: '', stack: [{ function: 'count', line }], locals: shown });
+  const callFrame = { event: 'call', line: 1, bare: false, function: 'parse_line' } as const;
+
+  it("lands on the callee's call with its parameters bound to the arguments, defaults and keywords included", async () => {
+    const flow = (await ControlFlow.of(CALLS))!;
+    expect(flow.calls.get(5)).toEqual({ callee: 'parse_line', params: { line: 'text[1:]', sep: "','" } });
+    const first = await oracle(flow, into, caller(5, { text: "'xa,b'", word: "'a'" }));
+    expect(first.landing()).toMatchObject({ call: { stacks: new Set(['count:5 parse_line:1']) }, line: { bare: new Set() } });
+    expect(first.frame(callFrame).value('line')).toMatchObject({ kind: 'exact', repr: "'a,b'", rule: 'called' });
+    expect(first.frame(callFrame).value('sep')).toMatchObject({ kind: 'exact', repr: "','" });
+    expect(first.frame(callFrame).mustWrite).toEqual(['line', 'sep']);
+    const second = await oracle(flow, into, caller(6, { text: "'a b'", word: "'a'", entry: "['a']" }));
+    expect(second.frame({ ...callFrame }).value('sep')).toMatchObject({ repr: "' '" });
+  });
+
+  it('decides nothing where an argument is not known or raises, nor for step_over', async () => {
+    const flow = (await ControlFlow.of(CALLS))!;
+    expect((await oracle(flow, into, caller(5, { word: "'a'" }))).frame(callFrame).value('line')).toBeUndefined();
+    expect((await oracle(flow, into, caller(5, { text: '3', word: "'a'" }))).frame(callFrame).value('line')).toBeUndefined();
+    expect((await oracle(flow, over, caller(5, { text: "'xa,b'", word: "'a'" }))).frame(callFrame).value('line')).toBeUndefined();
   });
 });

@@ -6,6 +6,7 @@
 import type { Rule } from '../rule.js';
 import { assigned } from './assigned.js';
 import { branch } from './branch.js';
+import { called } from './called.js';
 import { comprehension } from './comprehension.js';
 import { kept } from './kept.js';
 import { loop } from './loop.js';
@@ -20,6 +21,7 @@ export const RULES: readonly Rule[] = [
   returned, // `return LITERAL`, `return EXPR` of shown values
   assigned, // the line just run assigned literals or shown values, or changed a list or dict
   received, // a callee's return value, received by the line that called it
+  called, // stepping into a call of the program's: its call, the parameters bound to the arguments
   comprehension, // a comprehension's frame from its caller's values
   undone, // stepping back over `x += part`
   loop, // a loop's next element, the one before, and whether it goes on
