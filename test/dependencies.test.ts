@@ -72,9 +72,12 @@ const LAYERS: readonly (readonly string[])[] = [
   ['state-tree', 'model-client'],
   // Training data from recorded runs (tracer, state tree, tokenizer).
   ['data-pipeline'],
+  // The debugger: the model client's predictions as a run a user steps (its verify mode runs
+  // the tracer and walks the tree).
+  ['adapter'],
   // The model against ground truth (with the data pipeline's corpora and split), and the
-  // debugger (the model client's predictions; its verify mode runs the tracer, walks the tree).
-  ['evaluation', 'adapter'],
+  // debugger against the real pdb (ndb eval pdb drives the debugger's own runtime).
+  ['evaluation'],
   // The language server: the debugger's runtime in a worker, evaluation's test cases for its verdicts.
   ['lsp'],
   // What one runs: the `ndb` command (each command's wiring, `ndb eval` included), the VS Code
