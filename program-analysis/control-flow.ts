@@ -77,9 +77,11 @@ export type Loop = z.infer<typeof LoopSchema>;
 /**
  * An `if`, `elif` or `while` header whose test the walker may decide on a state's values (its
  * source), and its body's first line; `opens`: evaluating it opens a frame of the program's
- * (a comprehension, a lambda, a function of the program), where step_into stops first.
+ * (a comprehension, a lambda, a function of the program), where step_into stops first;
+ * `changes`: it may call a method (`stack.pop()`), which may change what it reads, so that the
+ * state after the header does not tell what the test read.
  */
-const BranchSchema = z.object({ test: z.string(), body: z.number().int(), opens: z.literal(true).optional() });
+const BranchSchema = z.object({ test: z.string(), body: z.number().int(), opens: z.literal(true).optional(), changes: z.literal(true).optional() });
 export type Branch = z.infer<typeof BranchSchema>;
 /**
  * A line that is only a simple statement the walker can run on a state's values (`i += 1`,

@@ -740,6 +740,24 @@ def opens_frame(node, functions):
     return any(isinstance(n, FRAME_OPENERS) or (isinstance(n, ast.Name) and n.id in functions) for n in ast.walk(node))
 
 
+def calls_a_method(node, pure_bodies, modules=()):
+    """Whether evaluating `node` may call a method (`xs.pop()`), which can change the value it is
+    called on, here or in a pure function it calls: then its value read on the state after the
+    line (stepping back) is not the one it had on the state before."""
+    seen = set()
+    todo = [node]
+    while todo:
+        for n in ast.walk(todo.pop()):
+            # (a function of an imported module, `math.sqrt(x)`, is not a method of a value)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                    and not (isinstance(n.func.value, ast.Name) and n.func.value.id in modules):
+                return True
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in pure_bodies and n.func.id not in seen:
+                seen.add(n.func.id)
+                todo.append(pure_bodies[n.func.id])
+    return False
+
+
 def module_imports(tree):
     """The program's module-level imports the walker may bind, by the name each binds once and
     nothing else binds: {'modules': {alias: module}, 'names': {name: 'module.attr'}}."""
@@ -825,7 +843,7 @@ def program_tests_values(tree, rebound):
     return '*' not in rebound and not any(isinstance(n, ast.ClassDef) for n in ast.walk(tree))
 
 
-def statement_lines(tree, statements, rebound, pure, imports):
+def statement_lines(tree, statements, rebound, pure, imports, pure_bodies=None):
     """line -> {source, binds, undo?} for the lines that are only a simple statement the walker can run
     on a state's values: see the module's docstring."""
     if not program_tests_values(tree, rebound):
@@ -871,7 +889,8 @@ def statement_lines(tree, statements, rebound, pure, imports):
             name, op, part = node.targets[0].id, node.value.op, node.value.right
         else:
             return None
-        if type(op) not in (ast.Add, ast.Sub) or any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(part)):
+        if type(op) not in (ast.Add, ast.Sub) or any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(part)) \
+                or calls_a_method(part, pure_bodies or {}, imports or {}):
             return None
         return {'name': name, 'op': '+' if isinstance(op, ast.Add) else '-', 'part': ast.unparse(part)}
 
@@ -1041,7 +1060,7 @@ def returned_lines(tree, statements, rebound, pure, imports):
     return out
 
 
-def branch_lines(tree, statements, rebound, pure, imports):
+def branch_lines(tree, statements, rebound, pure, imports, pure_bodies=None):
     """line -> {test, body, opens?} for the `if`, `elif` and `while` headers a state can decide: see the module's docstring."""
     if not program_tests_values(tree, rebound):
         return {}
@@ -1056,7 +1075,8 @@ def branch_lines(tree, statements, rebound, pure, imports):
             continue
         if decidable(node.test, rebound, pure, imports):
             out[node.lineno] = {'test': ast.unparse(node.test), 'body': first.lineno,
-                                **({'opens': True} if opens_frame(node.test, functions) else {})}
+                                **({'opens': True} if opens_frame(node.test, functions) else {}),
+                                **({'changes': True} if calls_a_method(node.test, pure_bodies or {}, imports or {}) else {})}
     return out
 
 
@@ -1175,11 +1195,12 @@ def control_flow(source):
     imports = {**imported['modules'], **imported['names']}
     pure = pure_functions(tree, rebound, direct, imports)
     pure_names = frozenset(pure)
+    pure_bodies = {name: ast.parse(f['body'], mode='eval').body for name, f in pure.items()}
     return {'kind': 'ok', 'frames': out, 'unstable': sorted(unstable_names(tree)), 'direct_only': sorted(direct),
             'literals': by_line(literals), 'returns_literal': by_line(return_literals(tree, statements, rebinds_set)),
             'loops': by_line(loop_lines(tree, rebound, pure_names, free, imports)),
-            'branches': by_line(branch_lines(tree, statements, rebound, pure_names, imports)),
-            'statements': by_line(statement_lines(tree, statements, rebound, pure_names, imports)),
+            'branches': by_line(branch_lines(tree, statements, rebound, pure_names, imports, pure_bodies)),
+            'statements': by_line(statement_lines(tree, statements, rebound, pure_names, imports, pure_bodies)),
             'returned': by_line(returned_lines(tree, statements, rebound, pure_names, imports)), 'pure': pure,
             'imports': imported, 'received': by_line(received_lines(tree, statements, rebound)),
             'calls': by_line(call_lines(tree, statements, rebound, pure_names, imports, direct)),

@@ -67,7 +67,8 @@ shapes in full: semantics/python-session.ts):
 program would raise it too); "error": the walker cannot tell (a refusal, an unknown name, a
 local that cannot be rebuilt, a budget). A request with `"set_order": "check"` (the symbolic
 stepper's) is also answered "error" where its answer hangs on the iteration order of a set
-the locals show, which a repr does not tell (relaid).
+the locals show, which a repr does not tell (relaid), or holds a function (a lambda the walker
+made prints another qualified name than the program's).
 """
 import ast
 import builtins
@@ -1157,8 +1158,11 @@ def answer(request, serving=False):
             # iteration order of a set the locals show, which their reprs do not tell: not where
             # it holds such a set itself (built from it, its order is the rebuilt one's), nor
             # where another layout of the shown sets (relaid) answers otherwise.
+            shown = [result['repr']] if result['kind'] == 'value' else list(result.get('locals', {}).values())
+            # A function the walker made (a lambda) prints its own qualified name, not the program's.
+            if request.get('set_order') == 'check' and any('<function ' in text or '<built-in ' in text for text in shown):
+                return {'kind': 'error', 'message': f'the {what} holds a function, whose repr is the program\'s own'}
             if request.get('set_order') == 'check' and result['kind'] in ('value', 'changed') and _sets_shown(request):
-                shown = [result['repr']] if result['kind'] == 'value' else list(result['locals'].values())
                 unordered = any(_has_sets(_rebuilt(text)) for text in shown)
                 for layout in LAYOUTS:
                     if unordered:

@@ -199,3 +199,30 @@ describe('stepping into a call of the program', () => {
     expect((await oracle(flow, over, caller(5, { text: "'xa,b'", word: "'a'" }))).frame(callFrame).value('line')).toBeUndefined();
   });
 });
+
+describe('what a repr does not tell is not decided (found by the soundness check on real runs)', () => {
+  it("stepping back to a header whose test may change what it reads (`stack.pop()`), nothing is ruled out by it", async () => {
+    const source = 'def f(s):\n    stack = []\n    for p in s:\n        if p == "(":\n            stack.append(p)\n        elif len(stack) == 0 or stack.pop() != p:\n            return False\n    return not stack\n';
+    const flow = (await ControlFlow.of(source))!;
+    expect(flow.branches.get(6)).toMatchObject({ changes: true });
+    const back = await oracle(flow, { kind: 'inv_step_over' }, { event: 'line', line: 3, source: '', stack: [{ function: 'f', line: 3 }], locals: { s: "'()'", stack: '[]', p: "')'" } });
+    expect(back.landing().line?.bare?.has(6)).toBe(true);
+  });
+
+  it('a loop over a value cut short: the element after one held is not known (it may be a copy past the cut)', async () => {
+    const source = 'def f(s):\n    n = 0\n    for c in s:\n        n += 1\n    return n\n';
+    const flow = (await ControlFlow.of(source))!;
+    const at3 = (locals: Record<string, string>) => ({ event: 'line' as const, line: 3, source: '', stack: [{ function: 'f', line: 3 }], locals });
+    const next = async (locals: Record<string, string>) => (await oracle(flow, over, at3(locals))).frame({ event: 'line', line: 4, bare: true, function: 'f' }).value('c');
+    expect(await next({ s: "'abab'", n: '1', c: "'a'" })).toMatchObject({ kind: 'one_of', reprs: ["'b'"] });
+    expect(await next({ s: "'abab…", n: '1', c: "'a'" })).toBeUndefined();
+  });
+
+  it('a value holding a function the walker made (a lambda) is left to the model: its repr names the program\'s own', async () => {
+    const source = 'from collections import defaultdict\ndef f():\n    mp = defaultdict(lambda: 0)\n    d = defaultdict(int)\n    return mp, d\n';
+    const flow = (await ControlFlow.of(source))!;
+    const value = async (line: number, locals: Record<string, string>, name: string) => (await oracle(flow, over, { event: 'line', line, source: '', stack: [{ function: 'f', line }], locals })).frame({ event: 'line', line: line + 1, bare: true, function: 'f' }).value(name);
+    expect(await value(3, {}, 'mp')).toBeUndefined();
+    expect(await value(4, { mp: "defaultdict(<function f.<locals>.<lambda> at 0x…>, {})" }, 'd')).toMatchObject({ repr: "defaultdict(<class 'int'>, {})" });
+  });
+});

@@ -28,8 +28,8 @@ export const branch: Rule = {
       // step_into stops first in a frame the test opens (`if is_match(c, t):`, `if any(...)`).
       return branch && !(action!.kind === 'step_into' && branch.opens) ? [test(prev!.line)] : [];
     }
-    // Back: the headers a step back from this line can land on.
-    return [...(f.prev.get(prev!.line) ?? [])].filter((h) => flow.branches.has(h) && h !== prev!.line).map(test);
+    // Back: the headers a step back from this line can land on, whose test changes nothing it reads.
+    return [...(f.prev.get(prev!.line) ?? [])].filter((h) => flow.branches.has(h) && h !== prev!.line && !flow.branches.get(h)!.changes).map(test);
   },
   landing: (step, landing) => (decidingFrame(step) ? branchLanding(step, landing) : landing),
 };
@@ -76,7 +76,7 @@ function backToHeader(step: Step, f: FrameFlow, landing: Landing): Landing {
   const to = prev!.line;
   const impossible = (header: number) => {
     const branch = flow.branches.get(header);
-    if (!branch || header === to || (f.stores.get(header)?.size ?? 0) > 0 || !f.next.get(header)?.has(to)) return false;
+    if (!branch || branch.changes || header === to || (f.stores.get(header)?.size ?? 0) > 0 || !f.next.get(header)?.has(to)) return false;
     const test = holds(step, header);
     return test !== undefined && test !== (to === branch.body);
   };

@@ -127,9 +127,10 @@ function iterationUndone(source: IterationSource, current: string, locals: Local
     return now === start ? { first: true, before: [] } : { first: false, before: [String(now - BigInt(source.step))] };
   }
   const shown = elements(source, locals);
-  if (!shown) return undefined;
+  // Cut short, the element held may be a copy past the cut.
+  if (!shown?.complete) return undefined;
   const at = shown.items.flatMap((item, j) => (item === current ? [j] : []));
-  if (at.length === 0) return undefined; // past the cut, or not what the loop walks
+  if (at.length === 0) return undefined; // not what the loop walks
   return { first: at.includes(0), before: [...new Set(at.filter((j) => j > 0).map((j) => shown.items[j - 1]!))] };
 }
 
@@ -369,15 +370,16 @@ function nextValues(loop: Loop, source: IterationSource, current: string | undef
     out.add(items[0]!);
   }
   if (continuing && current !== undefined) {
+    // Cut short, the element held may be a copy past the cut, whose next is not shown.
+    if (!shown.complete) return undefined;
     let found = false;
     for (let j = 0; j < items.length; j++) {
       if (items[j] !== current) continue;
       found = true;
       if (j + 1 < items.length) out.add(items[j + 1]!);
-      else if (!shown.complete) return undefined; // the next element is past the cut
     }
-    // Not among the elements shown: past the cut, or (a comprehension's) not what it walks.
-    if (!found && (!shown.complete || loop.kind !== 'for')) return undefined;
+    // Not among the elements (a comprehension's: not what it walks).
+    if (!found && loop.kind !== 'for') return undefined;
   }
   return [...out];
 }
