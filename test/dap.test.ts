@@ -305,7 +305,7 @@ describe.skipIf(!HAS_MODEL || !BUILT)('ndb dap on the shipped model', () => {
         for (const v of (await innermostVariables(dc)).vars.flat()) {
           expect(v.value.length).toBeGreaterThan(0);
           // A predicted value carries a confidence (or says where it came from).
-          if (!v.name.startsWith('(') && v.name !== '…') expect(v.type ?? '').toMatch(/%|from your arguments|set by you|real run/);
+          if (!v.name.startsWith('(') && v.name !== '…') expect(v.type ?? '').toMatch(/%|decided: [\w-]+|from your arguments|set by you|real run/);
         }
       }
     },
