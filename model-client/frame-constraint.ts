@@ -77,7 +77,8 @@ function codeNames(flow: ControlFlow | undefined, fn: string): KnownNames | unde
   if (!byName) CODE_NAMES.set(flow, (byName = new Map()));
   if (!byName.has(fn)) {
     const f = flow.frames.get(fn);
-    byName.set(fn, f?.params ? new KnownNames(new Set([...f.params, ...f.storedAnywhere, ...f.shared])) : undefined);
+    // A function's frame holds its parameters and what its code binds; a namespace (a module, a class body) its data.
+    byName.set(fn, f?.params ? new KnownNames(new Set([...f.params, ...f.storedAnywhere, ...f.shared])) : f?.shown ? new KnownNames(f.shown) : undefined);
   }
   return byName.get(fn);
 }

@@ -6,7 +6,8 @@
  * - is the same text when the object is immutable (a number, str, bytes, None, a bool, a
  *   function: its qualified name and masked address, `<function f.<locals>.g at 0x…>`): the
  *   same object prints the same, truncation included (checked up to which non-ASCII
- *   characters they are, see shape());
+ *   characters they are, see shape()), and so is a default repr (`<__main__.Stock object at
+ *   0x…>`: its class and masked address);
  * - keeps its type's first mark otherwise: `[` a list, `(` a tuple, `{` or `set(` a dict or a
  *   set (a cleared set prints `set()`), `<` a default repr, `Name(` a constructor form
  *   (`deque(`, `Counter(`); mutation changes what follows, not that.
@@ -31,6 +32,8 @@ export function factRule(fact: ValueFact): ContentRule | undefined {
 const IMMUTABLE_NAMES: ReadonlySet<string> = new Set(['None', 'True', 'False', 'inf', 'nan', 'Ellipsis', 'NotImplemented']);
 const IMMUTABLE_START = /^(?:['"0-9-]|b['"])/;
 const CONSTRUCTOR = /^[\p{L}_][\p{L}\p{N}_.]*\(/u;
+/** A default repr, `<__main__.Stock object at 0x…>`: its class and masked address, the same for its whole life. */
+const DEFAULT_OBJECT = /^<[\p{L}_][\p{L}\p{N}_.]* object at 0x…>$/u;
 /** A function's repr: its qualified name and masked address, the same for its whole life. */
 const FUNCTION = '<function ';
 /** A repr that may replace any other: the tracer's, when a repr raises. */
@@ -76,7 +79,7 @@ export function keptValueRule(prevRepr: string): ContentRule | undefined {
   const prev = truncateRepr(prevRepr);
   // Only from a repr the rule accepts: otherwise no text would be both.
   if (!reprRule(true).complete(prev) || prev.startsWith(REPR_FAILED)) return undefined;
-  if (IMMUTABLE_START.test(prev) || IMMUTABLE_NAMES.has(prev) || prev.startsWith(FUNCTION)) return sameTextRule(prev);
+  if (IMMUTABLE_START.test(prev) || IMMUTABLE_NAMES.has(prev) || prev.startsWith(FUNCTION) || DEFAULT_OBJECT.test(prev)) return sameTextRule(prev);
   const first = prev[0]!;
   if (first === '{' || prev.startsWith('set(')) return headsRule(['{', 'set(', REPR_FAILED]);
   if (first === '[' || first === '(' || first === '<') return headsRule([first, REPR_FAILED]);

@@ -37,6 +37,7 @@ const FrameFlowSchema = z.object({
   first: z.array(z.number().int()),
   next: z.record(z.string(), z.array(z.number().int())),
   returns: z.array(z.number().int()),
+  valued: z.array(z.number().int()),
   resumes: z.array(z.number().int()),
   starts: z.array(z.number().int()),
   stores: z.record(z.string(), z.array(z.string())),
@@ -45,6 +46,8 @@ const FrameFlowSchema = z.object({
   raises: z.array(z.number().int()),
   params: z.array(z.string()).nullable(),
   quiet: z.array(z.number().int()),
+  shown: z.array(z.string()).nullable(),
+  lineless: z.boolean(),
 });
 /** Where a range's stop is shown: a literal, a local, the length of a local. */
 const RangeStop = { stop: z.number().int().optional(), stop_name: z.string().optional(), stop_len: z.string().optional() };
@@ -99,10 +102,28 @@ export type Statement = z.infer<typeof StatementSchema>;
  * expression of the caller's values (an argument's source, or a literal default), in the order
  * the call frame holds them.
  */
-const CallSiteSchema = z.object({ callee: z.string(), params: z.record(z.string(), z.string()) });
+const CallSiteSchema = z.object({
+  callee: z.string(),
+  /** The callee's first line (its call event's). */
+  line: z.number().int(),
+  params: z.record(z.string(), z.string()),
+  /** A method's call `obj.m(ARGS)`: obj's name, and the classes whose instances run this def. */
+  receiver: z.object({ name: z.string(), classes: z.array(z.string()) }).optional(),
+  /** A class's call `K(ARGS)`: K, whose new instance is `self` (null: K prints its own repr, not known yet). */
+  instance: z.string().nullable().optional(),
+  /** A method's or `__init__`'s first parameter. */
+  self: z.string().optional(),
+});
 export type CallSite = z.infer<typeof CallSiteSchema>;
 /** A line that only assigns (`name`) or returns a call's value (`y = helper(x)`, `return [c for c in s]`): only `callee`'s frame returns into it. */
-const ReceivedSchema = z.object({ name: z.string().optional(), callee: z.string() });
+const ReceivedSchema = z.object({
+  name: z.string().optional(),
+  /** A tuple of names the value unpacks into (`a, b = f(x)`). */
+  names: z.array(z.string()).optional(),
+  callee: z.string(),
+  /** `NAME = K(ARGS)`: `__init__`'s first parameter, the new object NAME receives. */
+  instance: z.string().optional(),
+});
 export type Received = z.infer<typeof ReceivedSchema>;
 /** A function of the program a call of shown values may evaluate: its body is only `return EXPR` of its parameters (the source). */
 const PureFunctionSchema = z.object({ params: z.array(z.string()), body: z.string() });
@@ -131,6 +152,8 @@ const FlowSchema = z.discriminatedUnion('kind', [
     imports: ImportsSchema,
     received: z.record(z.string(), ReceivedSchema),
     calls: z.record(z.string(), CallSiteSchema),
+    classes: z.record(z.string(), z.string()),
+    class_lines: z.record(z.string(), z.array(z.number().int())),
     frames_by_code: z.boolean(),
   }),
   z.object({ kind: z.literal('error'), message: z.string() }),
@@ -145,6 +168,8 @@ export interface FrameFlow {
   next: ReadonlyMap<number, ReadonlySet<number>>;
   prev: ReadonlyMap<number, ReadonlySet<number>>;
   returns: ReadonlySet<number>;
+  /** The lines of `returns` whose return can carry a value other than None (not a bare `return` or a body's end). */
+  valued: ReadonlySet<number>;
   resumes: ReadonlySet<number>;
   /** Lines the first line event after a call or a resumption can report. */
   starts: ReadonlySet<number>;
@@ -162,6 +187,10 @@ export interface FrameFlow {
   params: ReadonlySet<string> | null;
   /** First lines that carry only the preamble: a call reports them, a line event never does. */
   quiet: ReadonlySet<number>;
+  /** A module's or class body's: the names its locals can show (its data, not its defs); null for a function's frame. */
+  shown: ReadonlySet<string> | null;
+  /** Whether the frame has code without a line (handlers' clean-up), reported as its first line. */
+  lineless: boolean;
 }
 
 /** What the program's text says about its names, beside each frame's code. */
@@ -215,6 +244,8 @@ export interface ValueFacts {
   bindings: ProgramBindings;
   received: ReadonlyMap<number, Received>;
   calls: ReadonlyMap<number, CallSite>;
+  classes: ReadonlyMap<number, string>;
+  classLines: ReadonlyMap<string, ReadonlySet<number>>;
 }
 
 export class ControlFlow {
@@ -238,6 +269,8 @@ export class ControlFlow {
     this.bindings = values.bindings ?? { modules: {}, names: {}, functions: {} };
     this.received = values.received ?? new Map();
     this.calls = values.calls ?? new Map();
+    this.classes = values.classes ?? new Map();
+    this.classLines = values.classLines ?? new Map();
   }
 
   /** Line -> the repr each name holds after it: a line that only assigns literals (`acc = []`), from control_flow.py. */
@@ -258,6 +291,10 @@ export class ControlFlow {
   readonly received: ReadonlyMap<number, Received>;
   /** Line -> its one call of the program's, with the parameters' values as expressions of the caller's (control_flow.py's `calls`). */
   readonly calls: ReadonlyMap<number, CallSite>;
+  /** Line -> the class body a `class` statement there enters first (control_flow.py's `classes`). */
+  readonly classes: ReadonlyMap<number, string>;
+  /** Class name -> the lines of its `class` statements: the only lines that run its body (control_flow.py's `class_lines`). */
+  readonly classLines: ReadonlyMap<string, ReadonlySet<number>>;
 
   /** unboundBefore's answers, by frame name and line. */
   private readonly unbound = new Map<string, ReadonlySet<string>>();
@@ -286,6 +323,7 @@ export class ControlFlow {
         next,
         prev,
         returns: new Set(f.returns),
+        valued: new Set(f.valued),
         resumes: new Set(f.resumes),
         starts: new Set(f.starts),
         stores: byLine(f.stores),
@@ -295,6 +333,8 @@ export class ControlFlow {
         raises: new Set(f.raises),
         params: f.params === null ? null : new Set(f.params),
         quiet: new Set(f.quiet),
+        shown: f.shown === null ? null : new Set(f.shown),
+        lineless: f.lineless,
       });
     }
     const ownReprs = writesOwnReprs(source);
@@ -309,7 +349,9 @@ export class ControlFlow {
     const names = { unstable: new Set(out.unstable), directOnly: new Set(out.direct_only), localsByCodeOnly };
     const received = new Map(Object.entries(out.received).map(([line, r]) => [Number(line), r] as const));
     const calls = new Map(Object.entries(out.calls).map(([line, c]) => [Number(line), c] as const));
-    return new ControlFlow(frames, ownReprs, names, { literals, loops, returnsLiteral, branches, statements, returned, bindings, received, calls });
+    const classes = new Map(Object.entries(out.classes).map(([line, name]) => [Number(line), name] as const));
+    const classLines = new Map(Object.entries(out.class_lines).map(([name, lines]) => [name, new Set(lines)] as const));
+    return new ControlFlow(frames, ownReprs, names, { literals, loops, returnsLiteral, branches, statements, returned, bindings, received, calls, classes, classLines });
   }
 
   /**
@@ -317,8 +359,13 @@ export class ControlFlow {
    * by name is called from a line that loads that name; anything else from anywhere.
    */
   canCall(caller: string, line: number, callee: string): boolean {
-    if (!this.programNames.directOnly.has(callee)) return true;
     const f = this.frames.get(caller);
+    // A line none of whose instructions can raise runs no callee (`def f(x):`, `n = 0`).
+    if (f && !f.raises.has(line)) return false;
+    // A class body (a namespace of that name, no function's) runs only from its `class` statement.
+    const body = this.frames.get(callee);
+    if (body?.shown && callee !== '<module>' && this.classLines.has(callee)) return this.classLines.get(callee)!.has(line);
+    if (!this.programNames.directOnly.has(callee)) return true;
     if (!f || f.loads.get(line)?.has(callee)) return true;
     // On its first line a frame may be running code without a line: any of its loads.
     return f.first.has(line) && [...f.loads.values()].some((names) => names.has(callee));
@@ -349,7 +396,7 @@ export class ControlFlow {
   /** Whether a return event of `name` on `line` can carry a value other than None. */
   returnsValue(name: string, line: number): boolean {
     const f = this.frames.get(name);
-    return !f || f.returns.has(line);
+    return !f || f.valued.has(line);
   }
 
   /**
@@ -358,12 +405,14 @@ export class ControlFlow {
    * this one in the same call (a line the call's first line event can reach, and that can
    * reach `line` again), and that are neither parameters nor cell or free variables nor
    * declared global or nonlocal. So stepping back over `s = t[0]` unbinds `s` where no
-   * earlier line can have bound it. Empty where nothing is known: a module or class body, a
-   * line the graph does not reach, a program that can reach frames by hand.
+   * earlier line can have bound it. A module or class body starts empty too: there the names
+   * are its data (`shown`), less any another frame can bind (a function's `global`). Empty
+   * where nothing is known: a line the graph does not reach, a program that can reach frames
+   * by hand.
    */
   unboundBefore(name: string, line: number): ReadonlySet<string> {
     const f = this.frames.get(name);
-    if (!f || f.params === null || !this.programNames.localsByCodeOnly) return EMPTY_NAMES;
+    if (!f || (f.params === null && f.shown === null) || !this.programNames.localsByCodeOnly) return EMPTY_NAMES;
     const key = `${name}\u0000${line}`;
     const cached = this.unbound.get(key);
     if (cached) return cached;
@@ -372,11 +421,51 @@ export class ControlFlow {
     const before = closure(f.prev.get(line) ?? EMPTY, f.prev);
     let out: ReadonlySet<string> = EMPTY_NAMES;
     if (reached.has(line)) {
-      const mayBeBound = new Set([...f.params, ...f.shared, ...this.programNames.unstable]);
+      const mayBeBound = new Set([...(f.params ?? this.storedElsewhere(name)), ...f.shared, ...this.programNames.unstable]);
       for (const l of before) if (reached.has(l)) for (const n of f.stores.get(l) ?? []) mayBeBound.add(n);
-      out = new Set([...f.storedAnywhere].filter((n) => !mayBeBound.has(n)));
+      const names = f.shown ? [...f.storedAnywhere].filter((n) => f.shown!.has(n)) : f.storedAnywhere;
+      out = new Set([...names].filter((n) => !mayBeBound.has(n)));
     }
     this.unbound.set(key, out);
+    return out;
+  }
+
+  /**
+   * The names a frame's first call event cannot show, where the program reaches frames only
+   * by code: a module or class body's every name (it starts empty; `shown`); a function's
+   * every name but its parameters and cell or free variables (not a generator's, whose call
+   * event may be a resumption, with its locals bound).
+   */
+  unboundOnCall(name: string): ReadonlySet<string> {
+    const f = this.frames.get(name);
+    if (!f || !this.programNames.localsByCodeOnly) return EMPTY_NAMES;
+    if (f.shown) return f.shown;
+    if (!f.params || f.resumes.size > 0) return EMPTY_NAMES;
+    const key = `${name}\u0000call`;
+    let out = this.unbound.get(key);
+    if (!out) this.unbound.set(key, (out = new Set([...f.storedAnywhere].filter((n) => !f.params!.has(n) && !f.shared.has(n)))));
+    return out;
+  }
+
+  /**
+   * The names a frame cannot hold after a step forward within it from a line event on `line`
+   * whose state showed `before` (every name, none left out): only that line ran in the frame,
+   * and only the frame's own code binds its names (the program reaches frames only by code),
+   * so it holds no name but those and the line's stores, cell or free variables, and names
+   * declared global or nonlocal (a namespace: also names another frame binds).
+   */
+  unboundAfter(name: string, line: number, before: readonly string[]): ReadonlySet<string> {
+    const f = this.frames.get(name);
+    if (!f || !this.programNames.localsByCodeOnly) return EMPTY_NAMES;
+    const known = f.params ? [...f.params, ...f.storedAnywhere] : f.shown ? [...f.shown] : [];
+    const mayBe = new Set([...before, ...(f.stores.get(line) ?? []), ...f.shared, ...this.programNames.unstable, ...(f.params ? [] : this.storedElsewhere(name))]);
+    return new Set(known.filter((n) => !mayBe.has(n)));
+  }
+
+  /** Names a frame other than `name`'s binds: a namespace's names another frame can fill. */
+  private storedElsewhere(name: string): ReadonlySet<string> {
+    const out = new Set<string>();
+    for (const [other, f] of this.frames) if (other !== name) for (const n of f.storedAnywhere) out.add(n);
     return out;
   }
 
@@ -415,6 +504,22 @@ export class ControlFlow {
     if (own === undefined) return landing;
     // An exception only on a line that can raise (`acc = []`, `return n` cannot).
     if (landing.exception) landing.exception = this.keepLines(landing.exception, own, (f, line) => f.raises.has(line));
+    // A step from a line event returns on that line only where the line returns: an exception
+    // leaving the frame reports an exception event first (`def f(x):` at a module's top level never returns).
+    if (landing.return && prev!.event === 'line' && (action?.kind === 'step_into' || action?.kind === 'step_over')) {
+      landing.return = { bare: landing.return.bare && new Set([...landing.return.bare].filter((line) => this.frames.get(own)?.returns.has(line) ?? true)), stacks: landing.return.stacks };
+    }
+    // A callee's return goes back to a caller's line that returns only where that line returns.
+    if (landing.return && prev!.event === 'return' && (action?.kind === 'step_into' || action?.kind === 'step_over' || action?.kind === 'step_return')) {
+      landing.return = this.keepLines(landing.return, own, (f, line) => f.returns.has(line));
+    }
+    // `class C:` runs its body first: a step into from its line event enters it, on the class's line.
+    const body = action?.kind === 'step_into' && prev!.event === 'line' && own !== this.classes.get(prev!.line) ? this.classes.get(prev!.line) : undefined;
+    const entry = body === undefined ? undefined : stackText([...prev!.stack, { function: body, line: prev!.line }]);
+    if (entry !== undefined && landing.call?.stacks?.has(entry)) {
+      const none = { bare: EMPTY, stacks: new Set<string>() };
+      return { line: none, exception: none, return: none, call: { bare: EMPTY, stacks: new Set([entry]) } };
+    }
     // A line event never on a first line that carries only the preamble (`def f(n):`).
     for (const head of ['line', 'line_call'] as const) {
       const h = landing[head];
@@ -476,8 +581,8 @@ export class ControlFlow {
     const returnsUnder = (prefixes: readonly (readonly Frame[])[]) => new Set(prefixes.flatMap((p) => [...anyFrame(p, (fl) => fl.lines)]));
     /** The frame `frame` of flow `fl` as a stack entry on each of `lines`. */
     const at = (prefix: readonly Frame[], frame: Frame, lines: Iterable<number>) => [...lines].map((k) => [...prefix, { function: frame.function, line: k }]);
-    // A frame's own line while it runs code without a line (reported as its first line).
-    const here = (fl: FrameFlow, line: number) => union([line], fl.first);
+    // A frame's own line, and its first line where it has code without a line (reported there).
+    const here = (fl: FrameFlow, line: number) => (fl.lineless ? union([line], fl.first) : new Set([line]));
     // Lines before `line` in the frame, including every line when it is the first line (code without a line).
     const before = (fl: FrameFlow, line: number) => (fl.first.has(line) ? union(prevOf(fl, [line]), fl.lines) : prevOf(fl, [line]));
 
@@ -485,7 +590,8 @@ export class ControlFlow {
       case 'step_into':
       case 'step_over': {
         if (e === 'return') {
-          if (!caller || !c) return { line: NONE_HEAD, exception: NONE_HEAD, return: NONE_HEAD, call: { bare: EMPTY, stacks: callsUnder([[]]) } };
+          // After the module's return the run is over; after an entry function's, a finalizer may run.
+          if (!caller || !c) return { line: NONE_HEAD, exception: NONE_HEAD, return: NONE_HEAD, call: inner.function === '<module>' ? NONE_HEAD : { bare: EMPTY, stacks: callsUnder([[]]) } };
           const cl = here(c, caller.line);
           return {
             line: { bare: EMPTY, stacks: stacks(base, caller.function, nextOf(c, [caller.line])) },

@@ -19,6 +19,8 @@ lambda, comprehension), grouped by co_name (the name the tracer gives its frames
            RETURN_CONST or YIELD_VALUE (a generator's yield is a return event), and the first
            line when such an instruction has no line. Any other line returns only None
            (an exception leaving the frame).
+  valued   the lines of `returns` where a return can carry a value other than None (not only
+           `return` or a body's end, which return the constant None)
   resumes  lines a resumed generator's call event reports (its yields, and the line after)
   starts   lines the first line event after a call or resumption can report
   stores   line -> the names the line's instructions bind or unbind (STORE_*/DELETE_*: an
@@ -26,11 +28,18 @@ lambda, comprehension), grouped by co_name (the name the tracer gives its frames
            import), with the stores of instructions without a line on every line
   loads    line -> the names the line's instructions load (and the comprehensions' on it)
   shared   names another frame can rebind: cell and free variables
+  lineless whether any instruction after the frame's RESUME has no line (exception handlers'
+           clean-up, `with` exits): only then can the frame run code reported as its first line
   quiet    first lines that carry only the frame's preamble (up to its first RESUME: a
            generator's start, cell set-up): a call event reports them, a line event never
            does (`def f(n):` above a body that starts on the next line)
   params   the parameters, bound from the call on (null for a frame that is not a function's:
            a module or class body, whose names live in a namespace anything can fill)
+  shown    for a module or class body (null for a function's frame): the names its locals can
+           show. The tracer keeps a namespace's data, not its definitions: a name only ever bound
+           by a `def` or `class` without decorators, or by `import M`, holds a function, a class
+           or a module and is never shown. The others the body stores (and, for the module, the
+           names a function declares `global`)
   raises   lines an exception event can report: lines with an instruction that can raise (or
            that runs a callee, whose exception passes through the line), and the first line
            (instructions without a line). Lines made only of constants, stores to locals,
@@ -95,6 +104,12 @@ and, for the whole program:
                  whole before binding any name. An `if` with such a line as its body, all on
                  one line (`if n < 0: n = -n`), gives its test in `when`: the names are bound
                  only where it holds. Not in the programs `branches` leaves out
+
+  class_lines    class name -> the lines of its `class` statements (and their decorators): the
+                 only lines whose step into can enter its body
+
+  classes        line -> the class body's frame name for a `class` statement whose body a step
+                 into from its line enters next (see class_entries)
 
   calls          line -> {callee, params} for a line whose one call of the program's binds its
                  parameters to expressions of the caller's values (see call_lines)
@@ -253,8 +268,21 @@ def analyse(co):
             for j in range(k, len(ins)):
                 if line[j] is not None and ins[j].opname != 'RESUME':
                     starts.add(line[j])
+                    # A resumption after a yield goes on with its own line's instructions without
+                    # a line event (`yield x` as a loop body's last line: the next event is the
+                    # loop's header): the lines after it may come first too.
+                    if i.arg:
+                        starts |= nxt.get(line[j], set())
                     break
     returns = {(line[k] or first) for k, i in enumerate(ins) if i.opname in RETURNS}
+    # A return of the constant None (`return`, a body's end) shows None: not where a jump lands
+    # on it with another value pushed.
+    targets = {i.argval for i in ins if (i.opcode in dis.hasjrel or i.opcode in dis.hasjabs) and isinstance(i.argval, int)}
+
+    def returns_none(k):
+        return ins[k].opname == 'RETURN_VALUE' and k > 0 and ins[k - 1].opname == 'LOAD_CONST' \
+            and ins[k - 1].argval is None and ins[k].offset not in targets
+    valued = {(line[k] or first) for k, i in enumerate(ins) if i.opname in RETURNS and not returns_none(k)}
     resumes = set()
     for k, i in enumerate(ins):
         if i.opname == 'YIELD_VALUE':
@@ -273,8 +301,10 @@ def analyse(co):
     params = set(co.co_varnames[:param_count(co)]) if co.co_flags & CO_OPTIMIZED else None
     resume = next((k for k, i in enumerate(ins) if i.opname == 'RESUME'), -1)
     quiet = {first} - {line[k] for k in range(resume + 1, len(ins)) if line[k]}
+    lineless = any(line[k] is None for k in range(resume + 1, len(ins)))
     return {'lines': lines, 'first': {first}, 'next': nxt, 'returns': returns, 'resumes': resumes, 'starts': starts,
-            'stores': stores, 'loads': loads, 'shared': shared, 'raises': raises, 'params': params, 'quiet': quiet}
+            'stores': stores, 'loads': loads, 'shared': shared, 'raises': raises, 'params': params, 'quiet': quiet,
+            'lineless': lineless, 'valued': valued}
 
 
 def param_count(co):
@@ -311,10 +341,13 @@ def by_line(ins, line, opnames):
 def merge(a, b):
     # Two code objects of one name: a first line is quiet only if neither carries code on it.
     a['quiet'] = (a['quiet'] | b['quiet']) - ((a['lines'] - a['quiet']) | (b['lines'] - b['quiet']))
-    for key in ('lines', 'first', 'returns', 'resumes', 'starts', 'shared', 'raises'):
+    a['lineless'] = a['lineless'] or b['lineless']
+    for key in ('lines', 'first', 'returns', 'valued', 'resumes', 'starts', 'shared', 'raises'):
         a[key] |= b[key]
     # A name is a parameter if it is one of either.
     a['params'] = None if a['params'] is None or b['params'] is None else a['params'] | b['params']
+    # A function's frame and a namespace's of one name: any name.
+    a['shown'] = None if a.get('shown') is None or b.get('shown') is None else a['shown'] | b['shown']
     for key in ('next', 'stores', 'loads'):
         for L, s in b[key].items():
             a[key][L] = a[key].get(L, set()) | s
@@ -837,10 +870,76 @@ def pure_functions(tree, rebound, direct, imports):
         pure -= failed
 
 
+# What a class of the program may derive from and keep its instances' reprs apart from values':
+# `object`, the builtin exceptions (their reprs, `ConfigError('x')`, are calls the walker does
+# not rebuild) and abc.ABC.
+PLAIN_BASES = {'object', 'ABC', 'abc.ABC'} | {n for n, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException)}
+# Decorators that leave a class's instances printing as `Name(...)`.
+PLAIN_CLASS_DECORATORS = {'dataclass', 'dataclasses.dataclass', 'total_ordering', 'functools.total_ordering'}
+# Names a class of the program must not take: the walker rebuilds reprs that start with them
+# (`Counter({...})`, `deque([...])`, `datetime.date(...)`), and the builtins'.
+REBUILT_NAMES = {'Counter', 'OrderedDict', 'defaultdict', 'deque', 'datetime', 'date', 'time', 'timedelta', 'timezone',
+                 're', 'Decimal', 'Fraction', 'inf', 'nan'} | set(dir(builtins))
+
+
+def dotted_name(node):
+    """`a.b.c` for a name or a chain of attributes of a name; None otherwise."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = dotted_name(node.value)
+        return head and f'{head}.{node.attr}'
+    return None
+
+
+def repr_looks_like_object(fn, class_name):
+    """Whether a `__repr__` surely writes something no walker rebuilds as a value: it only returns an
+    f-string or a string sum that starts with the literal text `<...` or `ClassName(...`."""
+    body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return False
+    head = body[0].value
+    while isinstance(head, ast.BinOp) and isinstance(head.op, ast.Add):
+        head = head.left
+    if isinstance(head, ast.JoinedStr) and head.values:
+        head = head.values[0]
+    if not (isinstance(head, ast.Constant) and isinstance(head.value, str)):
+        return False
+    text = head.value
+    return text.startswith('<') or (text.startswith(class_name) and text[len(class_name):len(class_name) + 1] in ('(', '[', '<', ' ', ':'))
+
+
+def classes_print_as_objects(tree):
+    """Whether every class of the program prints its instances as reprs no walker mistakes for values
+    (`<__main__.Stock object at 0x…>`, `Point(x=1)`, `ConfigError('x')`): no base but `object`, a
+    builtin exception, abc.ABC or another such class of the program; no keyword (a metaclass); no
+    decorator but dataclass / total_ordering; a `__repr__` only of the shape repr_looks_like_object
+    reads; no name the walker rebuilds. A subclass of int, str, list or dict would print as one and
+    compare or add its own way."""
+    classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    names = {c.name for c in classes}
+    for c in classes:
+        if c.keywords or c.name in REBUILT_NAMES:
+            return False
+        for d in c.decorator_list:
+            if dotted_name(d.func if isinstance(d, ast.Call) else d) not in PLAIN_CLASS_DECORATORS:
+                return False
+        if any(dotted_name(b) not in PLAIN_BASES | names for b in c.bases):
+            return False
+        for item in c.body:
+            targets = item.targets if isinstance(item, ast.Assign) else [item.target] if isinstance(item, (ast.AnnAssign, ast.AugAssign)) else []
+            if any(isinstance(t, ast.Name) and t.id in ('__repr__', '__class__') for t in targets):
+                return False
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == '__repr__' and not repr_looks_like_object(item, c.name):
+                return False
+    # `obj.__class__ = ...` anywhere makes an instance another class's.
+    return not any(isinstance(n, ast.Attribute) and n.attr == '__class__' and isinstance(n.ctx, ast.Store) for n in ast.walk(tree))
+
+
 def program_tests_values(tree, rebound):
-    """Whether a state's reprs tell the program's values whole: no class (a subclass of int, str or
-    list prints as one and may compare or add its own way), no star import (which may rebind `len`)."""
-    return '*' not in rebound and not any(isinstance(n, ast.ClassDef) for n in ast.walk(tree))
+    """Whether a state's reprs tell the program's values whole: its classes print their instances as
+    objects, never as values (classes_print_as_objects), and no star import (which may rebind `len`)."""
+    return '*' not in rebound and classes_print_as_objects(tree)
 
 
 def statement_lines(tree, statements, rebound, pure, imports, pure_bodies=None):
@@ -942,42 +1041,159 @@ def reads_only(statement, inner, rebound):
 FRAME_OPENERS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)
 
 
+def program_classes(tree):
+    """name -> ClassDef for the module-level classes defined once (the only ones a call site names surely)."""
+    counts = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ClassDef):
+            counts[n.name] = counts.get(n.name, 0) + 1
+    return {n.name: n for n in tree.body if isinstance(n, ast.ClassDef) and counts[n.name] == 1}
+
+
+def resolve_method(classes, name, method):
+    """The FunctionDef `method` that an instance of class `name` runs (its bases' too, depth first as
+    the MRO of single inheritance); None where it is not the program's or not plain (decorated)."""
+    c = classes.get(name)
+    if c is None:
+        return None
+    for item in c.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == method:
+            return item if isinstance(item, ast.FunctionDef) and not item.decorator_list else None
+    bases = [b.id for b in c.bases if isinstance(b, ast.Name) and b.id in classes]
+    return resolve_method(classes, bases[0], method) if len(bases) == 1 and len(c.bases) == 1 else None
+
+
+def hides_calls(tree):
+    """Whether evaluating a line can run the program's code other than through its visible calls:
+    a method with a decorator (a property runs on an attribute read), or a dunder other than
+    `__init__` and `__repr__` (an operator, a conversion, a comparison, an attribute hook)."""
+    for c in ast.walk(tree):
+        if isinstance(c, ast.ClassDef):
+            for item in c.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                        item.decorator_list or (item.name.startswith('__') and item.name not in ('__init__', '__repr__'))):
+                    return True
+    return False
+
+
+def object_repr_free(classes, name):
+    """Whether instances of class `name` print as `<__main__.NAME object at 0x…>`: no `__repr__` of its
+    own or its bases', no dataclass, no base but the program's classes and `object` (an exception
+    prints its arguments)."""
+    c = classes.get(name)
+    while c is not None:
+        if c.decorator_list or any(isinstance(i, ast.FunctionDef) and i.name == '__repr__' for i in c.body):
+            return False
+        bases = [dotted_name(b) for b in c.bases]
+        if any(b != 'object' and b not in classes for b in bases):
+            return False
+        c = classes.get(bases[0]) if len(bases) == 1 and bases[0] != 'object' else None
+    return True
+
+
+def unconditional(call, statement):
+    """Whether the statement surely evaluates `call` (not in a branch of `x if c else y`, past the
+    first operand of `and` / `or`, or past the second operand of a chained comparison)."""
+    parents = parent_map(statement)
+    node = call
+    while node is not statement:
+        parent = parents[node]
+        if isinstance(parent, ast.IfExp) and node is not parent.test:
+            return False
+        if isinstance(parent, ast.BoolOp) and node is not parent.values[0]:
+            return False
+        if isinstance(parent, ast.Compare) and node in parent.comparators[1:]:
+            return False
+        node = parent
+    return True
+
+
 def call_lines(tree, statements, rebound, pure, imports, direct):
-    """line -> {callee, params} for a line whose one call of the program's is `CALLEE(ARGS)`, CALLEE a
-    plain function of the program only called by name (`direct`), defined once: where nothing else on
-    the line opens a frame and the arguments are decidable, `params` is each parameter's value as the
-    source of an expression of the caller's values (an argument, or a literal default), in the order
-    the call frame's locals hold them. Where the arguments evaluate, step_into from the line lands on
-    CALLEE's call with exactly those values. None where CALLEE takes *args or **kwargs, a default
-    is not a literal, or the call passes a starred argument."""
+    """line -> {callee, line, params, receiver?, instance?} for a line whose one call of the program's
+    is one of
+
+      `f(ARGS)`      f a plain function of the program only called by name (`direct`), defined once;
+      `obj.m(ARGS)`  m a plain method that the classes in `receiver.classes` resolve to one def
+                     (`receiver.name`: obj, a local; the rule checks obj's repr is an instance of
+                     one of them, `<__main__.K object at 0x…>`, and binds `self` to it);
+      `K(ARGS)`      K a class of the program whose `__init__` is the program's (`instance`: K, so
+                     `self` is a new `<__main__.K object at 0x…>`; null where K prints its own repr);
+
+    where nothing else on the line opens a frame (no other call of the program's, no comprehension
+    or lambda, and no method or operator hook of the program's: hides_calls) and the arguments are
+    decidable. `params` is each parameter's value (but `self`) as the source of an expression of
+    the caller's values (an argument, or a literal default), in the order the call frame's locals
+    hold them; `line` is the callee's first line. Where the arguments evaluate, step_into from the
+    line lands on the callee's call with exactly those values. None where the callee takes *args
+    or **kwargs, a default is not a literal, or the call passes a starred argument."""
     if not program_tests_values(tree, rebound):
         return {}
-    defs = {}
     counts = {}
     for n in ast.walk(tree):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
             counts[n.name] = counts.get(n.name, 0) + 1
+    defs = {}
     for n in tree.body:
         if isinstance(n, ast.FunctionDef) and counts.get(n.name) == 1 and n.name in direct:
-            a = n.args
-            generator = any(isinstance(x, (ast.Yield, ast.YieldFrom, ast.Await)) for x in walk_own(n))
-            if not (a.vararg or a.kwarg or a.posonlyargs or generator):
-                defs[n.name] = a
+            defs[n.name] = n
+    classes = program_classes(tree)
+    class_names = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+    methods = {item.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for item in c.body
+               if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    hidden = hides_calls(tree)
     functions = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+    def plain(fn):
+        a = fn.args
+        generator = any(isinstance(x, (ast.Yield, ast.YieldFrom, ast.Await)) for x in walk_own(fn))
+        return not (a.vararg or a.kwarg or a.posonlyargs or generator)
+
+    def program_call(c):
+        f = c.func
+        return (isinstance(f, ast.Name) and (f.id in functions or f.id in class_names)) or (isinstance(f, ast.Attribute) and f.attr in methods)
+
     out = {}
     for node in ast.walk(tree):
         if not isinstance(node, ast.stmt) or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For,
                                                                 ast.While, ast.If, ast.With, ast.Try)) \
                 or node.lineno != node.end_lineno or statements.get(node.lineno) != 1:
             continue
-        calls = [c for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in functions]
+        calls = [c for c in ast.walk(node) if isinstance(c, ast.Call) and program_call(c)]
         openers = [x for x in ast.walk(node) if isinstance(x, FRAME_OPENERS)]
-        if len(calls) != 1 or openers or calls[0].func.id not in defs:
+        if len(calls) != 1 or openers:
             continue
-        call, a = calls[0], defs[calls[0].func.id]
+        call, site = calls[0], {}
+        if not unconditional(call, node):
+            continue
+        if isinstance(call.func, ast.Name) and call.func.id in defs:
+            fn, skip = defs[call.func.id], 0
+        elif hidden:
+            continue
+        elif isinstance(call.func, ast.Name) and call.func.id in classes:
+            fn = resolve_method(classes, call.func.id, '__init__')
+            if fn is None or any(resolve_method(classes, k, '__new__') for k in classes):
+                continue
+            site['instance'] = call.func.id if object_repr_free(classes, call.func.id) else None
+            skip = 1
+        elif isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name):
+            # Every class whose instances run this method must run the same def, and print as objects.
+            found = {k: resolve_method(classes, k, call.func.attr) for k in classes}
+            runs = {k: fn for k, fn in found.items() if fn is not None}
+            if len(set(map(id, runs.values()))) != 1 or not all(object_repr_free(classes, k) for k in runs) \
+                    or len([c for c in ast.walk(tree) if isinstance(c, ast.FunctionDef) and c.name == call.func.attr]) != len(
+                        {id(f) for f in runs.values()}):
+                continue
+            fn = next(iter(runs.values()))
+            site['receiver'] = {'name': call.func.value.id, 'classes': sorted(runs)}
+            skip = 1
+        else:
+            continue
+        if not plain(fn) or len(fn.args.args) < skip:
+            continue
+        a = fn.args
         # Everything evaluated before the call reads only shown values: the call's own arguments
         # (a program function passed as a value could be called back first).
-        names = [p.arg for p in a.args]
+        names = [p.arg for p in a.args][skip:]
         kwonly = [p.arg for p in a.kwonlyargs]
         if any(isinstance(x, ast.Starred) for x in call.args) or any(k.arg is None for k in call.keywords) \
                 or len(call.args) > len(names):
@@ -986,7 +1202,8 @@ def call_lines(tree, statements, rebound, pure, imports, direct):
         if any(k.arg in bound or k.arg not in names + kwonly for k in call.keywords):
             continue
         bound.update({k.arg: k.value for k in call.keywords})
-        defaults = dict(zip(names[len(names) - len(a.defaults):], a.defaults))
+        all_names = [p.arg for p in a.args]
+        defaults = dict(zip(all_names[len(all_names) - len(a.defaults):], a.defaults))
         defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
         params, ok = {}, True
         for name in names + kwonly:
@@ -1004,42 +1221,68 @@ def call_lines(tree, statements, rebound, pure, imports, direct):
             else:
                 ok = False  # TypeError: a missing argument
         if ok:
-            out[node.lineno] = {'callee': call.func.id, 'params': params}
+            # co_firstlineno: a decorated def's first decorator's line.
+            first = fn.decorator_list[0].lineno if fn.decorator_list else fn.lineno
+            out[node.lineno] = {'callee': fn.name, 'line': first, 'params': params, **site,
+                                **({'self': a.args[0].arg} if skip else {})}
     return out
 
 
 def received_lines(tree, statements, rebound):
-    """line -> {name?, callee} for a line that is only `NAME = CALLEE(ARGS)` or `return CALLEE(ARGS)`, or
-    assigns or returns a comprehension (CALLEE its frame, `<listcomp>`...), where nothing the line
-    evaluates before the call (ARGS, the comprehension's first iterable) can open a frame: only reads of
-    shown values, builtins that take no function. Then the only frame that returns into the line is
-    CALLEE's, and the value its return event shows is what NAME holds after the line, or what the line
-    returns. CALLEE a function the program defines once, with def, and not a generator (whose frames
-    return a value by yielding it)."""
+    """line -> {name? | names?, callee, instance?} for a line that is only `TARGET = CALL` or `return CALL`
+    (TARGET a name, or a tuple of names the value unpacks into), or assigns or returns a
+    comprehension (CALLEE its frame, `<listcomp>`...), where nothing the line evaluates before the
+    call (ARGS, the comprehension's first iterable) can open a frame: only reads of shown values,
+    builtins that take no function. CALL is `f(ARGS)`, f a function the program defines once with
+    def, and not a generator (whose frames return a value by yielding it); `obj.m(ARGS)`, m a plain
+    method defined once; or `K(ARGS)`, K a class whose `__init__` is the program's (`instance`:
+    `__init__`'s first parameter, whose value is what the line receives, not `__init__`'s None).
+    Then the only frame that returns into the line is CALLEE's, and the value its return event
+    shows is what TARGET holds after the line, or what the line returns. Method and class calls
+    only where the program hides no call behind an attribute or an operator (hides_calls)."""
     if not program_tests_values(tree, rebound):
         return {}
     defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     names = [n.name for n in defs]
     plain = {n.name for n in defs if isinstance(n, ast.FunctionDef) and names.count(n.name) == 1
              and not any(isinstance(x, (ast.Yield, ast.YieldFrom, ast.Await)) for x in walk_own(n))}
+    classes = program_classes(tree)
+    hidden = hides_calls(tree)
     out = {}
     for node in ast.walk(tree):
         if not isinstance(node, (ast.Assign, ast.Return)) or node.value is None or node.lineno != node.end_lineno \
                 or statements[node.lineno] != 1:
             continue
         if isinstance(node, ast.Assign):
-            if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name) or node.targets[0].id.startswith('__'):
+            target = node.targets[0] if len(node.targets) == 1 else None
+            if isinstance(target, ast.Name) and not target.id.startswith('__'):
+                entry = {'name': target.id}
+            elif isinstance(target, (ast.Tuple, ast.List)) and target.elts and all(
+                    isinstance(e, ast.Name) and not e.id.startswith('__') for e in target.elts) \
+                    and len({e.id for e in target.elts}) == len(target.elts):
+                entry = {'names': [e.id for e in target.elts]}
+            else:
                 continue
-            entry = {'name': node.targets[0].id}
         else:
             entry = {}
         v = node.value
-        if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in plain \
-                and not any(isinstance(a, ast.Starred) for a in v.args) and all(k.arg is not None for k in v.keywords):
+        call = isinstance(v, ast.Call) and not any(isinstance(a, ast.Starred) for a in v.args) and all(k.arg is not None for k in v.keywords)
+        if call and isinstance(v.func, ast.Name) and v.func.id in plain:
             parts, walked, callee = [*v.args, *(k.value for k in v.keywords)], False, v.func.id
-        elif type(v) in COMPREHENSION_FRAMES:
+        elif call and not hidden and isinstance(v.func, ast.Attribute) and isinstance(v.func.value, ast.Name) and v.func.attr in plain:
+            parts, walked, callee = [*v.args, *(k.value for k in v.keywords)], False, v.func.attr
+        elif call and not hidden and isinstance(v.func, ast.Name) and v.func.id in classes \
+                and not any(resolve_method(classes, k, '__new__') for k in classes):
+            init = resolve_method(classes, v.func.id, '__init__')
+            if init is None or not init.args.args:
+                continue
+            parts, walked, callee = [*v.args, *(k.value for k in v.keywords)], False, '__init__'
+            entry['instance'] = init.args.args[0].arg
+        elif type(v) in COMPREHENSION_FRAMES and 'names' not in entry:
             parts, walked, callee = [v.generators[0].iter], True, COMPREHENSION_FRAMES[type(v)]
         else:
+            continue
+        if 'instance' in entry and 'name' not in entry:
             continue
         if all(test_expr(p, rebound, walked) is not None and not any(isinstance(x, FRAME_OPENERS) for x in ast.walk(p)) for p in parts):
             out[node.lineno] = {**entry, 'callee': callee}
@@ -1060,10 +1303,27 @@ def returned_lines(tree, statements, rebound, pure, imports):
     return out
 
 
+def main_guard(tree, rebound):
+    """{line: {test: 'True', body}} for the module's `if __name__ == '__main__':`. A `<module>` frame is
+    traced only where the file runs as a script (`python3 FILE`; with an entry the top level runs
+    untraced), so there the test holds, unless the program rebinds `__name__`."""
+    out = {}
+    for node in tree.body:
+        if not isinstance(node, ast.If) or '__name__' in rebound or '*' in rebound or node.body[0].lineno == node.lineno:
+            continue
+        t = node.test
+        if isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.Eq):
+            sides = [t.left, t.comparators[0]]
+            if any(isinstance(x, ast.Name) and x.id == '__name__' for x in sides) \
+                    and any(isinstance(x, ast.Constant) and x.value == '__main__' for x in sides):
+                out[node.lineno] = {'test': 'True', 'body': node.body[0].lineno}
+    return out
+
+
 def branch_lines(tree, statements, rebound, pure, imports, pure_bodies=None):
     """line -> {test, body, opens?} for the `if`, `elif` and `while` headers a state can decide: see the module's docstring."""
     if not program_tests_values(tree, rebound):
-        return {}
+        return main_guard(tree, rebound)
     functions = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and hasattr(n, 'name')}
     out = {}
     for node in ast.walk(tree):
@@ -1077,7 +1337,7 @@ def branch_lines(tree, statements, rebound, pure, imports, pure_bodies=None):
             out[node.lineno] = {'test': ast.unparse(node.test), 'body': first.lineno,
                                 **({'opens': True} if opens_frame(node.test, functions) else {}),
                                 **({'changes': True} if calls_a_method(node.test, pure_bodies or {}, imports or {}) else {})}
-    return out
+    return {**out, **main_guard(tree, rebound)}
 
 
 FUNCTION_DEF = {'LOAD_CONST', 'MAKE_FUNCTION', 'LOAD_CLOSURE', 'BUILD_TUPLE', 'BUILD_MAP', 'STORE_FAST', 'STORE_NAME',
@@ -1145,6 +1405,60 @@ def walk_own(fn):
             stack.extend(ast.iter_child_nodes(node))
 
 
+def class_entries(tree):
+    """line -> the class body's frame name for a `class` statement whose body a step_into from its
+    line enters next (`classes`): no decorator, no keyword, and bases that are names or dotted
+    names (loading them runs nothing of the program), in a program where no class takes a
+    keyword and none defines `__prepare__` (a program's metaclass runs before the body)."""
+    classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    if any(c.keywords for c in classes) or any(
+            isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == '__prepare__' for n in ast.walk(tree)):
+        return {}
+
+    def dotted(node):
+        return isinstance(node, ast.Name) or (isinstance(node, ast.Attribute) and dotted(node.value))
+    return {c.lineno: c.name for c in classes if not c.decorator_list and all(dotted(b) for b in c.bases)}
+
+
+def class_statement_lines(tree):
+    """class name -> the lines of its `class` statements (decorators' too): the only lines that run its body."""
+    out = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ClassDef):
+            out.setdefault(n.name, set()).update([n.lineno, *(d.lineno for d in n.decorator_list)])
+    return {name: sorted(lines) for name, lines in out.items()}
+
+
+def definition_only_names(tree):
+    """The names only ever bound by a `def` or `class` without decorators, or by `import M`: they
+    hold a function, a class or a module, which a namespace's locals never show."""
+    defined, other = set(), set()
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            (other if n.decorator_list else defined).add(n.name)
+        elif isinstance(n, ast.Import):
+            defined.update(a.asname or a.name.split('.')[0] for a in n.names)
+        elif isinstance(n, ast.ImportFrom):
+            other.update(a.asname or a.name for a in n.names)
+        elif isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            other.add(n.id)
+        elif isinstance(n, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and n.name:
+            other.add(n.name)
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            other.add(n.rest)
+        elif isinstance(n, ast.arg):
+            other.add(n.arg)
+    return defined - other
+
+
+def namespace_names(co, definitions, declared_global):
+    """The names a module's or class body's locals can show (`shown`: see the module's docstring)."""
+    stored = {i.argval for i in dis.get_instructions(co) if i.opname in ('STORE_NAME', 'STORE_GLOBAL')}
+    if co.co_name == '<module>':
+        stored |= declared_global
+    return {n for n in stored if isinstance(n, str) and not n.startswith('__')} - definitions
+
+
 def control_flow(source):
     try:
         code = compile(source, '<program>', 'exec', dont_inherit=True)
@@ -1153,6 +1467,8 @@ def control_flow(source):
         return {'kind': 'error', 'message': f'{type(e).__name__}: {e}'}
     frames = {}
     defs = {}
+    definitions = definition_only_names(tree)
+    declared_global = {name for n in ast.walk(tree) if isinstance(n, ast.Global) for name in n.names}
     # (line, kind) -> a comprehension's free variables; None where two share the key.
     free = {}
     stack = [code]
@@ -1164,6 +1480,7 @@ def control_flow(source):
         for line, names in function_defs(co).items():
             defs.setdefault(line, {}).update(names)
         info = analyse(co)
+        info['shown'] = None if co.co_flags & CO_OPTIMIZED else namespace_names(co, definitions, declared_global)
         frames[co.co_name] = merge(frames[co.co_name], info) if co.co_name in frames else info
         stack.extend(c for c in co.co_consts if isinstance(c, types.CodeType))
     out = {}
@@ -1173,6 +1490,7 @@ def control_flow(source):
             'first': sorted(f['first']),
             'next': {str(L): sorted(s) for L, s in sorted(f['next'].items())},
             'returns': sorted(f['returns']),
+            'valued': sorted(f['valued']),
             'resumes': sorted(f['resumes']),
             'starts': sorted(f['starts']),
             'stores': {str(L): sorted(s) for L, s in sorted(f['stores'].items())},
@@ -1181,6 +1499,8 @@ def control_flow(source):
             'raises': sorted(f['raises']),
             'params': None if f['params'] is None else sorted(f['params']),
             'quiet': sorted(f['quiet']),
+            'shown': None if f['shown'] is None else sorted(f['shown']),
+            'lineless': f['lineless'],
         }
     statements = statements_per_line(tree)
     rebound = rebound_names(tree)
@@ -1204,6 +1524,8 @@ def control_flow(source):
             'returned': by_line(returned_lines(tree, statements, rebound, pure_names, imports)), 'pure': pure,
             'imports': imported, 'received': by_line(received_lines(tree, statements, rebound)),
             'calls': by_line(call_lines(tree, statements, rebound, pure_names, imports, direct)),
+            'classes': by_line(class_entries(tree)),
+            'class_lines': class_statement_lines(tree),
             'frames_by_code': not reaches(tree, FRAME_NAMES, FRAME_ATTRIBUTES, FRAME_MODULES)}
 
 

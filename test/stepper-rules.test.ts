@@ -182,7 +182,7 @@ describe('stepping into a call of the program', () => {
 
   it("lands on the callee's call with its parameters bound to the arguments, defaults and keywords included", async () => {
     const flow = (await ControlFlow.of(CALLS))!;
-    expect(flow.calls.get(5)).toEqual({ callee: 'parse_line', params: { line: 'text[1:]', sep: "','" } });
+    expect(flow.calls.get(5)).toEqual({ callee: 'parse_line', line: 1, params: { line: 'text[1:]', sep: "','" } });
     const first = await oracle(flow, into, caller(5, { text: "'xa,b'", word: "'a'" }));
     expect(first.landing()).toMatchObject({ call: { stacks: new Set(['count:5 parse_line:1']) }, line: { bare: new Set() } });
     expect(first.frame(callFrame).value('line')).toMatchObject({ kind: 'exact', repr: "'a,b'", rule: 'called' });

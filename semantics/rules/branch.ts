@@ -35,16 +35,17 @@ export const branch: Rule = {
 };
 
 /**
- * The frame whose branch tests the state before decides: a line event of a function's frame
- * (a module or class body's names live in a namespace the locals do not show whole; a
- * comprehension's frame reports the line of the statement it is in, not that statement).
+ * The frame whose branch tests the state before decides: a line event of a function's frame,
+ * or of a module or class body whose data its locals show (`shown`: a name they lack is a
+ * function, a class, a module, or the builtins', which the walker does not mistake for a
+ * value); not a comprehension's frame, which reports the line of the statement it is in.
  */
 function decidingFrame(step: Step): FrameFlow | undefined {
   const { flow, action, prev } = step;
   if (!action || !prev || prev.event !== 'line' || flow.ownReprs || (!STEPS.has(action.kind) && !INVERSE_STEPS.has(action.kind))) return undefined;
   const fn = prev.stack[prev.stack.length - 1]!.function;
   const f = flow.frames.get(fn);
-  return f && f.params !== null && runsStatements(fn) ? f : undefined;
+  return f && (f.params !== null || f.shown !== null) && runsStatements(fn) ? f : undefined;
 }
 
 /** Whether the header's test holds on the state before, as CPython's walker found it (undefined: not known). */

@@ -1,27 +1,52 @@
 /**
- * Stepping into a call of the program's: from a line whose one call of a function of the
- * program's is `f(ARGS)` (control_flow.py's `calls`: nothing else on the line opens a frame,
- * and every parameter's value is an expression of the caller's values), where CPython's
- * walker evaluates every argument on the state before without raising, the next stop is f's
- * call event, right below the caller on that line, and its locals are the parameters bound
- * to those values: positional and keyword arguments, literal defaults. The model writes none
- * of them.
+ * Stepping into a call of the program's: from a line whose one call of the program's is
+ * `f(ARGS)`, `obj.m(ARGS)` or `K(ARGS)` (control_flow.py's `calls`: nothing else on the line
+ * opens a frame, and every parameter's value is an expression of the caller's values), where
+ * CPython's walker evaluates every argument on the state before without raising, the next stop
+ * is the callee's call event, right below the caller on that line, and its locals are the
+ * parameters bound to those values: positional and keyword arguments, literal defaults, and a
+ * method's `self`, the caller's object itself (its repr, where it shows an instance of a class
+ * that runs this def) or, for `K(ARGS)`, K's new instance (`<__main__.K object at 0x…>`, where
+ * K prints no repr of its own). The model writes none of them.
  */
+import type { CallSite } from '../../program-analysis/control-flow.js';
 import type { ValueFact } from '../facts.js';
 import type { Rule } from '../rule.js';
 import type { Step } from '../step.js';
 
 /** The call site of the line a step_into from the state before runs into, where this rule applies. */
-function site(step: Step) {
+function site(step: Step): CallSite | undefined {
   if (step.action?.kind !== 'step_into' || !step.byCode || !step.fromStatementLine) return undefined;
   return step.flow.calls.get(step.prev!.line);
 }
 
-/** The parameters' reprs, where every argument evaluated (none raised, none unknown). */
-function bound(step: Step): Record<string, string> | undefined {
+/** The module a class of the program is defined in, as its instances' reprs name it: `python3 FILE` runs it as `__main__`, an entry call as `__ndb_main__` (tracer.py). */
+function moduleName(step: Step): string {
+  return step.prev!.stack[0]!.function === '<module>' ? '__main__' : '__ndb_main__';
+}
+
+/**
+ * `self`'s repr on the callee's call: the receiver's own repr where it shows an instance of a
+ * class that runs the method; a new instance's; null where not known (K's own repr); undefined
+ * where the rule does not apply (the receiver is not such an instance).
+ */
+function selfRepr(step: Step, call: CallSite): string | null | undefined {
+  if (call.receiver) {
+    const repr = step.prev!.locals[call.receiver.name];
+    const instance = repr === undefined ? null : /^<(?:__main__|__ndb_main__)\.(\w+) object at 0x…>$/.exec(repr);
+    return instance && call.receiver.classes.includes(instance[1]!) ? repr! : undefined;
+  }
+  if (call.instance === undefined) return null;
+  return call.instance === null ? null : `<${moduleName(step)}.${call.instance} object at 0x…>`;
+}
+
+/** The parameters' reprs (null: a `self` not known), where every argument evaluated (none raised, none unknown). */
+function bound(step: Step): Record<string, string | null> | undefined {
   const call = site(step);
   if (!call) return undefined;
-  const out: Record<string, string> = {};
+  const self = selfRepr(step, call);
+  if (self === undefined) return undefined;
+  const out: Record<string, string | null> = call.self ? { [call.self]: self } : {};
   for (const name of Object.keys(call.params)) {
     const repr = step.value(`argument ${name}`);
     if (repr === undefined) return undefined;
@@ -40,17 +65,16 @@ export const called: Rule = {
   landing(step, landing) {
     const call = site(step);
     if (!call || !bound(step)) return landing;
-    // The arguments evaluate: the first frame the line opens is the callee's.
-    const stacks = landing.call?.stacks;
-    const prefix = `${step.prev!.stack.map((f) => `${f.function}:${f.line}`).join(' ')} ${call.callee}:`;
-    const into = stacks && new Set([...stacks].filter((s) => s.startsWith(prefix) && !s.slice(prefix.length).includes(' ')));
+    // The arguments evaluate: the first frame the line opens is the callee's, on its first line.
+    const entry = `${step.prev!.stack.map((f) => `${f.function}:${f.line}`).join(' ')} ${call.callee}:${call.line}`;
     const none = { bare: new Set<number>(), stacks: new Set<string>() };
-    return into && into.size > 0 ? { call: { bare: new Set(), stacks: into }, line: none, line_call: none, return: none, exception: none } : landing;
+    return landing.call?.stacks?.has(entry) ? { call: { bare: new Set(), stacks: new Set([entry]) }, line: none, line_call: none, return: none, exception: none } : landing;
   },
   frame(step, at) {
     const call = site(step);
-    const values = call && at.event === 'call' && !at.bare && at.function === call.callee ? bound(step) : undefined;
+    const values = call && at.event === 'call' && !at.bare && at.function === call.callee && at.line === call.line ? bound(step) : undefined;
     if (!values) return undefined;
-    return { values: Object.fromEntries(Object.entries(values).map(([name, repr]): [string, ValueFact & { binds: true }] => [name, { kind: 'exact', repr, binds: true }])) };
+    const decided = Object.entries(values).filter((e): e is [string, string] => e[1] !== null);
+    return { values: Object.fromEntries(decided.map(([name, repr]): [string, ValueFact & { binds: true }] => [name, { kind: 'exact', repr, binds: true }])) };
   },
 };

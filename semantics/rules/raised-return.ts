@@ -1,6 +1,7 @@
 /**
  * A return event on a line with no return or yield instruction is an exception leaving the
- * frame (ControlFlow.returnsValue): its value is `None`.
+ * frame, and one on a line that only returns the constant None (a bare `return`, a body's
+ * end: `__init__`'s) returns None (ControlFlow.returnsValue): its value is `None`.
  */
 import type { Rule } from '../rule.js';
 
