@@ -68,8 +68,14 @@ export async function impossibleMove(program: ProgramFlow, direction: 'forward' 
   const land = 'exit' in landing ? { exit: 'value' in landing.exit ? { ...landing.exit, value: truncateRepr(landing.exit.value) } : landing.exit } : { state: truncateState(landing.state) };
   const text = frameText(direction, land, prev, action);
   const { flow, lines, names } = program;
-  // The caller as the model sees it; of the frame's states only their lines and events are read.
-  const seen: RunHistory = { ...(history.caller ? { caller: truncateState(history.caller) } : {}), ...(history.frameStates ? { frameStates: history.frameStates } : {}) };
+  // The history as the model sees it, values truncated: of the frame's states the rules read
+  // the lines and events, and the locals of the oldest (the frame's call).
+  const frame = history.frameStates;
+  const seen: RunHistory = {
+    ...(history.caller ? { caller: truncateState(history.caller) } : {}),
+    ...(frame ? { frameStates: frame.length === 0 ? frame : [...frame.slice(0, -1), truncateState(frame[frame.length - 1]!)] } : {}),
+    ...(history.entry ? { entry: truncateState(history.entry) } : {}),
+  };
   const oracle = await StepOracle.build(flow, action, prev, seen, ALL_RULES, stepperPython());
   const rules: FrameRules = { action, lines, names, prevFunction: prev.stack[prev.stack.length - 1]!.function, oracle };
   const c = new FrameConstraint(rules);

@@ -78,7 +78,9 @@ function codeNames(flow: ControlFlow | undefined, fn: string): KnownNames | unde
   if (!byName.has(fn)) {
     const f = flow.frames.get(fn);
     // A function's frame holds its parameters and what its code binds; a namespace (a module, a class body) its data.
-    byName.set(fn, f?.params ? new KnownNames(new Set([...f.params, ...f.storedAnywhere, ...f.shared])) : f?.shown ? new KnownNames(f.shown) : undefined);
+    // `.0`, a comprehension's iterator argument, is no name the tracer shows.
+    const names = f?.params ? [...f.params, ...f.storedAnywhere, ...f.shared].filter((n) => !n.startsWith('.')) : f?.shown ? [...f.shown] : undefined;
+    byName.set(fn, names ? new KnownNames(new Set(names)) : undefined);
   }
   return byName.get(fn);
 }

@@ -362,15 +362,29 @@ export class LocalsSegment implements Segment {
     const required = this.required?.[this.keys.length];
     const pending = this.pending();
     // No truncation entry while a name must still come; and the last free entries go to those names.
+    const marker = this.deltaAllowed && this.keys.length === 0;
+    const more = pending.length === 0 && this.moreMayCome();
+    // No key can start where every name is taken and no special key may come (`{}` is the frame).
+    if (required === undefined && pending.length === 0 && this.names && !marker && !more && !this.names.startsNew('', this.taken())) return false;
     const rule =
       required !== undefined
         ? requiredKeyRule(required)
         : pending.length > 0 && MAX_LOCALS - this.entries_.length <= pending.length
           ? oneOfKeysRule(pending)
-          : keyRule(this.deltaAllowed && this.keys.length === 0, this.taken(), this.names, pending.length === 0);
+          : keyRule(marker, this.taken(), this.names, more);
     this.current = new JsonString(rule, MAX_REPR_CHARS);
     this.state = 'key';
     return this.current.push(c, at);
+  }
+
+  /**
+   * Whether the truncation entry may come next: a whole frame writes it after exactly
+   * MAX_LOCALS - 1 names (grammar/truncate.ts), a delta wherever it changed; never for a
+   * function that has no more names than the cap.
+   */
+  private moreMayCome(): boolean {
+    if (this.names && this.names.all.size <= MAX_LOCALS) return false;
+    return this.keys[0] === DELTA_MARKER || this.entries_.length === MAX_LOCALS - 1;
   }
 
   private valueString(): JsonString {

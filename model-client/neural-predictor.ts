@@ -101,6 +101,8 @@ interface Program {
 
 const DEFAULT_MAX_NEW_TOKENS = 512;
 const DEFAULT_FRAME_RESERVE = 256;
+/** A frame's tokens besides its locals: its head, location, source line and value. */
+const FRAME_OVERHEAD_TOKENS = 96;
 /**
  * Context kept for the states before the frame when a program is cut to fit (a few steps:
  * training's steps take about 42 tokens); the cut gets the rest after the frame's reserve.
@@ -364,11 +366,12 @@ export class NeuralPredictor implements Predictor {
     const started = performance.now();
     const passes = this.session.passes;
     const steps = historySteps(history, action);
-    const { ids } = this.promptIds(steps);
     const prev = steps[steps.length - 1]!.state;
+    const runHistory = historyAt(steps, steps.length - 1);
+    const { ids } = this.promptIds(steps, this.reserveFor(prev, runHistory.caller));
     const start = this.knownStart(prev, action);
     const given = start === null ? [] : this.tokenizer.encode(start);
-    const rules = await this.rules(action, prev, historyAt(steps, steps.length - 1));
+    const rules = await this.rules(action, prev, runHistory);
     const oracle = rules.oracle;
     const frame = guessFrame(directionOf(steps[steps.length - 1]!), steps, action, program.info, program.lines, oracle ? (at) => oracle.frame(at) : undefined);
     // A guess must agree with the start the action fixes; its first draft is what follows that.
@@ -385,9 +388,9 @@ export class NeuralPredictor implements Predictor {
    * cached prompt, stay put for many steps; else ever shorter windows (a frame too long for
    * the jumps), down to the current state alone.
    */
-  private promptIds(steps: readonly Step[]): { ids: number[]; start: number } {
+  private promptIds(steps: readonly Step[], reserve = this.frameReserve()): { ids: number[]; start: number } {
     const program = this.program!;
-    const room = this.session.maxPositions - this.frameReserve();
+    const room = this.session.maxPositions - reserve;
     const prompt = (start: number) => [...program.contextIds, ...this.tokenizer.encode(historyText(program.text, steps.slice(start)))];
     const [first, ...shorter] = windowStarts(steps, this.opts.maxPromptSteps ?? DEFAULT_MAX_PROMPT_STEPS);
     const whole = prompt(first!);
@@ -415,7 +418,17 @@ export class NeuralPredictor implements Predictor {
       const ids = [...program.contextIds, ...this.tokenizer.encode(historyText(program.text, [{ ...steps[last]!, state: truncateState(steps[last]!.state, max) }]))];
       if (ids.length <= room) return { ids, start: last };
     }
-    throw new ContextOverflowError(prompt(last).length + this.frameReserve(), this.session.maxPositions);
+    throw new ContextOverflowError(prompt(last).length + reserve, this.session.maxPositions);
+  }
+
+  /**
+   * The context to keep free for the next frame: the default, or more where the frame the step
+   * lands on may be as long as the state before's or (back in a caller) the caller's, whose
+   * locals are many long values (at most maxNewTokens).
+   */
+  private reserveFor(prev: State, caller: State | undefined): number {
+    const size = (s: State | undefined) => (s ? this.tokenizer.encode(JSON.stringify(s.locals)).length + FRAME_OVERHEAD_TOKENS : 0);
+    return Math.min(this.maxNewTokens(), Math.max(this.frameReserve(), size(prev), size(caller)));
   }
 
   /**

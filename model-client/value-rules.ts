@@ -81,8 +81,10 @@ export function keptValueRule(prevRepr: string): ContentRule | undefined {
   if (!reprRule(true).complete(prev) || prev.startsWith(REPR_FAILED)) return undefined;
   if (IMMUTABLE_START.test(prev) || IMMUTABLE_NAMES.has(prev) || prev.startsWith(FUNCTION) || DEFAULT_OBJECT.test(prev)) return sameTextRule(prev);
   const first = prev[0]!;
-  if (first === '{' || prev.startsWith('set(')) return headsRule(['{', 'set(', REPR_FAILED]);
-  if (first === '[' || first === '(' || first === '<') return headsRule([first, REPR_FAILED]);
+  // A repr fails only where some object's own __repr__ raises: a container of values never.
+  const failed = prev.includes('<') || first !== '{' && first !== '[' && first !== '(' && !prev.startsWith('set(') ? [REPR_FAILED] : [];
+  if (first === '{' || prev.startsWith('set(')) return headsRule(['{', 'set(', ...failed]);
+  if (first === '[' || first === '(' || first === '<') return headsRule([first, ...failed]);
   const ctor = CONSTRUCTOR.exec(prev);
   return ctor ? headsRule([ctor[0], REPR_FAILED]) : undefined;
 }

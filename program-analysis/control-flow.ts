@@ -53,7 +53,8 @@ const FrameFlowSchema = z.object({
 const RangeStop = { stop: z.number().int().optional(), stop_name: z.string().optional(), stop_len: z.string().optional() };
 /** Where a loop target's next value comes from (control_flow.py's `loops`). */
 const IterationSourceSchema = z.union([
-  z.object({ seq: z.string(), reversed: z.literal(true).optional() }),
+  /** `expr`: the elements are `list(expr)`'s, which the walker works out (seq names them, `<iter LINE>`). */
+  z.object({ seq: z.string(), reversed: z.literal(true).optional(), expr: z.string().optional() }),
   z.object({ values: z.string() }),
   z.object({ count: z.number().int(), step: z.number().int(), ...RangeStop }),
   z.object({ count_from: z.string(), offset: z.number().int().optional(), step: z.number().int(), ...RangeStop }),
@@ -123,6 +124,9 @@ const ReceivedSchema = z.object({
   callee: z.string(),
   /** `NAME = K(ARGS)`: `__init__`'s first parameter, the new object NAME receives. */
   instance: z.string().optional(),
+  /** `XS.append(CALL)`: XS, which gets the value at its end; `args`, the names CALL reads. */
+  appends: z.string().optional(),
+  args: z.array(z.string()).optional(),
 });
 export type Received = z.infer<typeof ReceivedSchema>;
 /** A function of the program a call of shown values may evaluate: its body is only `return EXPR` of its parameters (the source). */
@@ -153,6 +157,10 @@ const FlowSchema = z.discriminatedUnion('kind', [
     received: z.record(z.string(), ReceivedSchema),
     calls: z.record(z.string(), CallSiteSchema),
     classes: z.record(z.string(), z.string()),
+    constants: z.record(z.string(), z.boolean()),
+    pure_lines: z.array(z.number().int()),
+    changes: z.record(z.string(), z.array(z.string())),
+    class_state: z.boolean(),
     class_lines: z.record(z.string(), z.array(z.number().int())),
     frames_by_code: z.boolean(),
   }),
@@ -246,6 +254,10 @@ export interface ValueFacts {
   calls: ReadonlyMap<number, CallSite>;
   classes: ReadonlyMap<number, string>;
   classLines: ReadonlyMap<string, ReadonlySet<number>>;
+  constants: ReadonlyMap<string, boolean>;
+  pureLines: ReadonlySet<number>;
+  changes: ReadonlyMap<number, ReadonlySet<string>>;
+  classState: boolean;
 }
 
 export class ControlFlow {
@@ -271,6 +283,10 @@ export class ControlFlow {
     this.calls = values.calls ?? new Map();
     this.classes = values.classes ?? new Map();
     this.classLines = values.classLines ?? new Map();
+    this.constants = values.constants ?? new Map();
+    this.pureLines = values.pureLines ?? new Set();
+    this.changes = values.changes ?? new Map();
+    this.classState = values.classState ?? true;
   }
 
   /** Line -> the repr each name holds after it: a line that only assigns literals (`acc = []`), from control_flow.py. */
@@ -295,6 +311,14 @@ export class ControlFlow {
   readonly classes: ReadonlyMap<number, string>;
   /** Class name -> the lines of its `class` statements: the only lines that run its body (control_flow.py's `class_lines`). */
   readonly classLines: ReadonlyMap<string, ReadonlySet<number>>;
+  /** Module-level name bound once -> whether every use only reads it (control_flow.py's `constants`). */
+  readonly constants: ReadonlyMap<string, boolean>;
+  /** The lines that change no object: a name they do not bind holds the same value after them (control_flow.py's `pure_lines`). */
+  readonly pureLines: ReadonlySet<number>;
+  /** Line (with one call of the program's) -> the names it may change in place besides through that call (control_flow.py's `changes`). */
+  readonly changes: ReadonlyMap<number, ReadonlySet<string>>;
+  /** A class body binds a name to a value some local may also be (control_flow.py's `class_state`). */
+  readonly classState: boolean;
 
   /** unboundBefore's answers, by frame name and line. */
   private readonly unbound = new Map<string, ReadonlySet<string>>();
@@ -351,7 +375,12 @@ export class ControlFlow {
     const calls = new Map(Object.entries(out.calls).map(([line, c]) => [Number(line), c] as const));
     const classes = new Map(Object.entries(out.classes).map(([line, name]) => [Number(line), name] as const));
     const classLines = new Map(Object.entries(out.class_lines).map(([name, lines]) => [name, new Set(lines)] as const));
-    return new ControlFlow(frames, ownReprs, names, { literals, loops, returnsLiteral, branches, statements, returned, bindings, received, calls, classes, classLines });
+    const constants = new Map(Object.entries(out.constants));
+    const pureLines = new Set(out.pure_lines);
+    const changes = new Map(Object.entries(out.changes).map(([line, names]) => [Number(line), new Set(names)] as const));
+    return new ControlFlow(frames, ownReprs, names, {
+      literals, loops, returnsLiteral, branches, statements, returned, bindings, received, calls, classes, classLines, constants, pureLines, changes, classState: out.class_state,
+    });
   }
 
   /**
@@ -463,7 +492,7 @@ export class ControlFlow {
   }
 
   /** Names a frame other than `name`'s binds: a namespace's names another frame can fill. */
-  private storedElsewhere(name: string): ReadonlySet<string> {
+  storedElsewhere(name: string): ReadonlySet<string> {
     const out = new Set<string>();
     for (const [other, f] of this.frames) if (other !== name) for (const n of f.storedAnywhere) out.add(n);
     return out;
@@ -601,7 +630,9 @@ export class ControlFlow {
           };
         }
         const fromLines = e === 'exception' ? union([L], firstF) : [L];
-        const lineNext = e === 'call' ? union(nextOf(f, fromLines), f.starts, f.resumes.has(L) ? [L] : []) : nextOf(f, fromLines);
+        // A first call (not a resumption) reports its first line event at one of `starts`.
+        const fresh = e === 'call' && f.first.has(L) && !f.resumes.has(L);
+        const lineNext = fresh ? f.starts : e === 'call' ? union(nextOf(f, fromLines), f.starts, f.resumes.has(L) ? [L] : []) : nextOf(f, fromLines);
         return {
           line: { bare: lineNext, stacks: new Set() },
           exception: { bare: here(f, L), stacks: new Set() },

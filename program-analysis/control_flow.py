@@ -108,6 +108,17 @@ and, for the whole program:
   class_lines    class name -> the lines of its `class` statements (and their decorators): the
                  only lines whose step into can enter its body
 
+  changes        line -> the names a line with one call of the program's may change in place
+                 besides through that call (see changed_in_place)
+
+  class_state    whether a class body binds a name to anything but a constant (see class_state)
+
+  pure_lines     the lines that change no object (see pure_lines): a name they do not bind
+                 holds the same value after them
+
+  constants      name -> whether only ever read, for the module-level names bound once (see
+                 module_constants): a function reads the value the module's frame showed
+
   classes        line -> the class body's frame name for a `class` statement whose body a step
                  into from its line enters next (see class_entries)
 
@@ -382,7 +393,9 @@ def literal_lines(tree, statements, rebinds_set):
     """line -> {name: repr} for the lines that assign literals: see the module's docstring."""
     out = {}
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Assign) or node.lineno != node.end_lineno or statements[node.lineno] != 1:
+        # A constant written over several lines (a triple-quoted str) is still one instruction of its first line.
+        if not isinstance(node, ast.Assign) or (node.lineno != node.end_lineno and not isinstance(node.value, ast.Constant)) \
+                or statements[node.lineno] != 1:
             continue
         pairs = []
         for target in node.targets:
@@ -541,6 +554,119 @@ def only_read(name, nodes, parents, rebound):
     return True
 
 
+def pure_lines(tree, statements, rebound, pure):
+    """The lines that change no object (`pure_lines`): a simple statement on its own line (or an `if` /
+    `while` header's test) whose every call is a builtin or a method that only reads
+    (READING_BUILTINS, READING_METHODS) or a pure function of the program's, and that stores only
+    into names (no subscript, attribute or starred target). After such a line, a name it does not
+    bind holds the same value, not only the same object. None in a program whose classes could
+    run their own code from a builtin (hides_calls, or a `__repr__` of theirs)."""
+    if hides_calls(tree) or any(isinstance(n, ast.FunctionDef) and n.name == '__repr__' for n in ast.walk(tree)):
+        return set()
+    # Not augmented assignment: `xs += ys` changes a list in place, under every name it has.
+    simple = (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return, ast.Pass, ast.Delete, ast.Assert)
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.While)):
+            part = node.test
+        elif isinstance(node, simple) and node.lineno == node.end_lineno:
+            part = node
+        else:
+            continue
+        if statements.get(node.lineno) != 1 or part.end_lineno != node.lineno:
+            continue
+        ok = True
+        for n in ast.walk(part):
+            if isinstance(n, (ast.Subscript, ast.Attribute, ast.Starred)) and not isinstance(n.ctx, ast.Load):
+                ok = False
+            elif isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)):
+                ok = False
+            elif isinstance(n, ast.Call):
+                f = n.func
+                ok = ok and ((isinstance(f, ast.Name) and ((f.id in READING_BUILTINS and f.id not in rebound) or f.id in pure))
+                             or (isinstance(f, ast.Attribute) and f.attr in READING_METHODS))
+        if ok:
+            out.add(node.lineno)
+    return out
+
+
+def changed_in_place(tree, lines, rebound, pure):
+    """line -> the names a line may change in place besides through its call of the program's
+    (`changes`), for the lines `lines` (those with one such call): the bases of subscript and
+    attribute targets, the receivers of methods that do not only read, and the names passed to
+    calls that are neither builtins that only read nor the program's. None (no entry) for a line
+    whose changes cannot be told by name (a target that is not a name's subscript or attribute)."""
+    own = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    out = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt) or node.lineno not in lines or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        names, ok = set(), True
+        for n in ast.walk(node):
+            if isinstance(n, (ast.Subscript, ast.Attribute)) and not isinstance(n.ctx, ast.Load):
+                base = n.value
+                while isinstance(base, (ast.Subscript, ast.Attribute)):
+                    base = base.value
+                if isinstance(base, ast.Name):
+                    names.add(base.id)
+                else:
+                    ok = False
+            elif isinstance(n, ast.Call):
+                f = n.func
+                # The program's own call: what it may change, its arguments tell (semantics/rules/kept.ts).
+                if (isinstance(f, ast.Name) and f.id in own) or (isinstance(f, ast.Attribute) and f.attr in own):
+                    continue
+                if isinstance(f, ast.Attribute) and f.attr not in READING_METHODS and isinstance(f.value, ast.Name):
+                    names.add(f.value.id)
+                reading = (isinstance(f, ast.Name) and f.id in READING_BUILTINS and f.id not in rebound) or f.id in pure if isinstance(f, ast.Name) \
+                    else isinstance(f, ast.Attribute) and f.attr in READING_METHODS
+                if not reading:
+                    names.update(a.id for a in [*n.args, *(k.value for k in n.keywords)] if isinstance(a, ast.Name))
+        if ok:
+            out[node.lineno] = sorted(names)
+    return out
+
+
+def class_state(tree):
+    """Whether a class body binds a name to anything but a constant: a class attribute any function
+    can reach, which a local may be another name of."""
+    return any(isinstance(item, (ast.Assign, ast.AnnAssign)) and not isinstance(item.value, ast.Constant)
+               for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for item in c.body)
+
+
+def module_constants(tree, rebound):
+    """name -> whether every use only reads it (only_read), for the module-level names bound once,
+    by a plain `NAME = EXPR` at the top level, that nothing declares global (`constants`): a
+    function reads the object the module's frame shows once that line ran, and its value where
+    nothing changes it (every use only reads it, or the object is immutable: a str, a number)."""
+    bindings = {}
+    for n in ast.walk(tree):
+        names = []
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            names = [n.id]
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [n.name]
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            names = [(a.asname or a.name).split('.')[0] for a in n.names]
+        elif isinstance(n, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and n.name:
+            names = [n.name]
+        elif isinstance(n, ast.arg):
+            names = [n.arg]
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            names = list(n.names) * 2
+        for name in names:
+            bindings[name] = bindings.get(name, 0) + 1
+    parents = parent_map(tree)
+    out = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            others = [n for n in tree.body if n is not node]
+            if bindings.get(name) == 1 and not name.startswith('__') and '*' not in rebound:
+                out[name] = only_read(name, others, parents, rebound)
+    return out
+
+
 def params_of(fn):
     """The names a function's parameters bind."""
     a = fn.args
@@ -601,7 +727,8 @@ def loop_lines(tree, rebound, pure=frozenset(), free=None, imports=None):
         if isinstance(node, ast.For):
             if not node.body or node.body[0].lineno == node.lineno or node.iter.end_lineno != node.lineno:
                 continue
-            sources = iteration_sources(node.target, node.iter, rebound)
+            sources = iteration_sources(node.target, node.iter, rebound) \
+                or walked_expression(node.target, node.iter, node, node.body, rebound, pure, imports, parents)
             # A target the body rebinds holds, back on the header, a value no element tells.
             in_body = {n.id for stmt in node.body for n in ast.walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
             if sources and not (set(sources) & in_body) and stable(sources, node.body, node):
@@ -618,7 +745,8 @@ def loop_lines(tree, rebound, pure=frozenset(), free=None, imports=None):
             gen = node.generators
             if len(gen) != 1 or gen[0].is_async or node.lineno != node.end_lineno:
                 continue
-            sources = iteration_sources(gen[0].target, gen[0].iter, rebound)
+            sources = iteration_sources(gen[0].target, gen[0].iter, rebound) \
+                or walked_expression(gen[0].target, gen[0].iter, statement, [statement], rebound, pure, imports, parents)
             if sources and stable(sources, [statement], statement):
                 loop = {'kind': kind, 'sources': sources}
                 if settled(node, sources):
@@ -636,6 +764,25 @@ def loop_lines(tree, rebound, pure=frozenset(), free=None, imports=None):
     return {line: kept for line, loops in out.items()
             if (kept := [l for l in loops if sum(m['kind'] == l['kind'] for m in loops) == 1
                          and (l['kind'] == 'for' or comprehensions[(line, l['kind'])] == 1)])}
+
+
+def walked_expression(target, it, region, reader, rebound, pure, imports, parents):
+    """{target: {seq: '<iter LINE>', expr}} for `for NAME in EXPR` (a loop's header, or a one-line
+    comprehension's only `for`) where EXPR is an expression the walker decides (`lines[1:]`,
+    `sorted(d)`, `text.split(',')`) of names that `region` (the loop, the comprehension's
+    statement) never rebinds and `reader` (the loop's body, the statement) only reads: the
+    elements are those of `list(EXPR)` on any state of the loop, or the comprehension's caller's
+    on its line (semantics/rules/loop.ts asks the walker, and reads them as a `seq` source's)."""
+    if not isinstance(target, ast.Name) or isinstance(it, (ast.Name, ast.Constant)) or not decidable(it, rebound, pure, imports):
+        return None
+    # Entering the loop evaluates it: a pure function of the program's would be a frame to step into.
+    if opens_frame(it, set(pure)):
+        return None
+    read = {n.id for n in ast.walk(it) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    stored = {n.id for n in ast.walk(region) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    if read & stored or not all(only_read(name, reader, parents, rebound) for name in read):
+        return None
+    return {target.id: {'seq': f'<iter {it.lineno}>', 'expr': ast.unparse(it)}}
 
 
 # What received_lines lets a line evaluate before its call: reads of shown values that call no
@@ -1237,6 +1384,8 @@ def received_lines(tree, statements, rebound):
     def, and not a generator (whose frames return a value by yielding it); `obj.m(ARGS)`, m a plain
     method defined once; or `K(ARGS)`, K a class whose `__init__` is the program's (`instance`:
     `__init__`'s first parameter, whose value is what the line receives, not `__init__`'s None).
+    A line that is only `XS.append(CALL)` (CALL's arguments names or constants, not XS) gives
+    `appends`: XS and `args`, the names CALL reads: the list gets the value at its end.
     Then the only frame that returns into the line is CALLEE's, and the value its return event
     shows is what TARGET holds after the line, or what the line returns. Method and class calls
     only where the program hides no call behind an attribute or an operator (hides_calls)."""
@@ -1250,10 +1399,26 @@ def received_lines(tree, statements, rebound):
     hidden = hides_calls(tree)
     out = {}
     for node in ast.walk(tree):
+        # `xs.append(CALL)`: the list gets the call's value (`appends`), where each argument is a name
+        # or a constant (the rule checks no argument can be the list or hold it).
+        appended = isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
+            and node.value.func.attr == 'append' and isinstance(node.value.func.value, ast.Name) and len(node.value.args) == 1 \
+            and not node.value.keywords and isinstance(node.value.args[0], ast.Call) \
+            and all(isinstance(a, (ast.Name, ast.Constant)) for a in [*node.value.args[0].args, *(k.value for k in node.value.args[0].keywords)])
+        if appended and node.lineno == node.end_lineno and statements[node.lineno] == 1:
+            target, inner = node.value.func.value.id, node.value.args[0]
+            node = ast.Assign(targets=[ast.Name(id=target, ctx=ast.Store())], value=inner, lineno=node.lineno, end_lineno=node.end_lineno)
+            entry_extra = {'appends': target, 'args': sorted({a.id for a in [*inner.args, *(k.value for k in inner.keywords)] if isinstance(a, ast.Name)})}
+            if target in entry_extra['args']:
+                continue
+        else:
+            entry_extra = {}
         if not isinstance(node, (ast.Assign, ast.Return)) or node.value is None or node.lineno != node.end_lineno \
                 or statements[node.lineno] != 1:
             continue
-        if isinstance(node, ast.Assign):
+        if entry_extra:
+            entry = entry_extra
+        elif isinstance(node, ast.Assign):
             target = node.targets[0] if len(node.targets) == 1 else None
             if isinstance(target, ast.Name) and not target.id.startswith('__'):
                 entry = {'name': target.id}
@@ -1278,11 +1443,11 @@ def received_lines(tree, statements, rebound):
                 continue
             parts, walked, callee = [*v.args, *(k.value for k in v.keywords)], False, '__init__'
             entry['instance'] = init.args.args[0].arg
-        elif type(v) in COMPREHENSION_FRAMES and 'names' not in entry:
+        elif type(v) in COMPREHENSION_FRAMES and 'names' not in entry and 'appends' not in entry:
             parts, walked, callee = [v.generators[0].iter], True, COMPREHENSION_FRAMES[type(v)]
         else:
             continue
-        if 'instance' in entry and 'name' not in entry:
+        if 'instance' in entry and 'name' not in entry and 'appends' not in entry:
             continue
         if all(test_expr(p, rebound, walked) is not None and not any(isinstance(x, FRAME_OPENERS) for x in ast.walk(p)) for p in parts):
             out[node.lineno] = {**entry, 'callee': callee}
@@ -1516,15 +1681,20 @@ def control_flow(source):
     pure = pure_functions(tree, rebound, direct, imports)
     pure_names = frozenset(pure)
     pure_bodies = {name: ast.parse(f['body'], mode='eval').body for name, f in pure.items()}
-    return {'kind': 'ok', 'frames': out, 'unstable': sorted(unstable_names(tree)), 'direct_only': sorted(direct),
+    calls = call_lines(tree, statements, rebound, pure_names, imports, direct)
+    received = received_lines(tree, statements, rebound)
+    changes = changed_in_place(tree, {int(k) for k in [*calls, *received]}, rebound, pure_names)
+    return {'kind': 'ok', 'frames': out, 'changes': by_line(changes), 'unstable': sorted(unstable_names(tree)), 'direct_only': sorted(direct),
             'literals': by_line(literals), 'returns_literal': by_line(return_literals(tree, statements, rebinds_set)),
             'loops': by_line(loop_lines(tree, rebound, pure_names, free, imports)),
             'branches': by_line(branch_lines(tree, statements, rebound, pure_names, imports, pure_bodies)),
             'statements': by_line(statement_lines(tree, statements, rebound, pure_names, imports, pure_bodies)),
             'returned': by_line(returned_lines(tree, statements, rebound, pure_names, imports)), 'pure': pure,
-            'imports': imported, 'received': by_line(received_lines(tree, statements, rebound)),
-            'calls': by_line(call_lines(tree, statements, rebound, pure_names, imports, direct)),
+            'imports': imported, 'received': by_line(received), 'calls': by_line(calls),
             'classes': by_line(class_entries(tree)),
+            'constants': module_constants(tree, rebound),
+            'pure_lines': sorted(pure_lines(tree, statements, rebound, pure_names)),
+            'class_state': class_state(tree),
             'class_lines': class_statement_lines(tree),
             'frames_by_code': not reaches(tree, FRAME_NAMES, FRAME_ATTRIBUTES, FRAME_MODULES)}
 

@@ -15,7 +15,7 @@ export type ValueFact =
 export type Decided = ValueFact & {
   /** The rule's name (rules/index.ts). */
   rule: string;
-  /** The step surely (re)bound the name here: a written frame must show it where its value differs from the state before's. */
+  /** The name is surely bound here (the step (re)bound it, or a caller's name a callee's return left bound): a written frame must show it where its value differs from the state before's. */
   binds?: boolean;
 };
 

@@ -5,6 +5,7 @@
  * frame as the state before (a bare location) and its function.
  */
 import type { Action, Event, State } from '../grammar/state.js';
+import { ELLIPSIS } from '../grammar/truncate.js';
 import { type ControlFlow, runsStatements } from '../program-analysis/control-flow.js';
 import type { RunHistory } from './history.js';
 import type { SessionRequest, SessionResult } from './python-session.js';
@@ -54,6 +55,14 @@ export class Step {
    */
   readonly fromStatementLine: boolean;
 
+  /**
+   * The module's constants the state before's frame reads (ControlFlow.constants), with the
+   * values the module's frame showed in the history (a script's run: the run's entry state is
+   * the module's): not a name the frame binds itself, nor a mutable object that some code
+   * may change.
+   */
+  readonly globals: Readonly<Record<string, string>>;
+
   /** The walker's answers to the rules' questions (StepOracle.build asks them all in one batch). */
   private answers: ReadonlyMap<string, SessionResult> = new Map();
 
@@ -68,6 +77,7 @@ export class Step {
     this.byCode = flow.programNames.localsByCodeOnly;
     this.prevFunction = prev?.stack[prev.stack.length - 1]!.function;
     this.fromStatementLine = prev?.event === 'line' && runsStatements(this.prevFunction!);
+    this.globals = moduleValues(flow, prev, history.entry);
   }
 
   /** The walker's answer to a question asked under `key`; undefined where none was asked or answered. */
@@ -88,12 +98,12 @@ export class Step {
 
   /** An evaluation on `locals` (default: the state before's), with the program's imports and pure functions. */
   evaluate(key: string, expression: string, locals: Readonly<Record<string, string>> = this.prev?.locals ?? {}): Question {
-    return { key, request: { op: 'evaluate', expression, locals: { ...locals }, ...this.bindings(), set_order: 'check' } };
+    return { key, request: { op: 'evaluate', expression, locals: { ...this.globals, ...locals }, ...this.bindings(), set_order: 'check' } };
   }
 
   /** A simple statement run on the state before's locals. */
   execute(key: string, statement: string): Question {
-    return { key, request: { op: 'execute', statement, locals: { ...(this.prev?.locals ?? {}) }, ...this.bindings(), set_order: 'check' } };
+    return { key, request: { op: 'execute', statement, locals: { ...this.globals, ...(this.prev?.locals ?? {}) }, ...this.bindings(), set_order: 'check' } };
   }
 
   private bindings() {
@@ -105,4 +115,21 @@ export class Step {
   unstable(name: string): boolean {
     return this.flow.programNames.unstable.has(name);
   }
+}
+
+/** A repr of an object no code can change: a str, bytes, a number, a bool, None. */
+const IMMUTABLE = /^(?:['"0-9-]|b['"]|True$|False$|None$)/;
+
+/** Step.globals: the module's constants as `entry` (the module's frame alone) showed them, for a frame of a function of the program. */
+function moduleValues(flow: ControlFlow, prev: State | undefined, entry: State | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!prev || !entry || entry.stack.length !== 1 || entry.stack[0]!.function !== '<module>' || prev.stack.length < 2) return out;
+  const f = flow.frames.get(prev.stack[prev.stack.length - 1]!.function);
+  if (!f || f.shown) return out;
+  for (const [name, readOnly] of flow.constants) {
+    const value = entry.locals[name];
+    if (value === undefined || value.endsWith(ELLIPSIS) || name in prev.locals || f.params?.has(name) || f.storedAnywhere.has(name) || f.shared.has(name)) continue;
+    if (readOnly || IMMUTABLE.test(value)) out[name] = value;
+  }
+  return out;
 }

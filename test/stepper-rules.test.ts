@@ -226,3 +226,95 @@ describe('what a repr does not tell is not decided (found by the soundness check
     expect(await value(4, { mp: "defaultdict(<function f.<locals>.<lambda> at 0x…>, {})" }, 'd')).toMatchObject({ repr: "defaultdict(<class 'int'>, {})" });
   });
 });
+
+describe('whole programs: the module, a class, its constructor and methods (semantics/rules/called.ts, received.ts, unbound.ts)', () => {
+  const PROGRAM = [
+    'class Stock:', //                                    1
+    '    count = 0', //                                   2
+    '    def __init__(self, name):', //                   3
+    '        self.name = name', //                        4
+    '        self.items = {}', //                         5
+    '    def add(self, item, qty=1):', //                 6
+    '        self.items[item] = qty', //                  7
+    '        return qty', //                              8
+    '', //                                                9
+    'def parse(line):', //                                10
+    '    name, qty = line.split(",")', //                 11
+    '    return name.strip(), int(qty)', //               12
+    '', //                                                13
+    'def main():', //                                     14
+    '    s = Stock("w")', //                              15
+    '    item, qty = parse("bolt, 3")', //                16
+    '    n = s.add(item, qty) if qty else 0', //          17
+    '    got = s.add(item)', //                           18
+    '    return got', //                                  19
+    '', //                                                20
+    'if __name__ == "__main__":', //                      21
+    '    main()', //                                      22
+    '',
+  ].join('\n');
+  const into: Action = { kind: 'step_into' };
+  const OBJECT = '<__main__.Stock object at 0x…>';
+  const inMain = (line: number, locals: Record<string, string>, event: State['event'] = 'line'): State => ({ event, line, source: '', stack: [{ function: '<module>', line: 22 }, { function: 'main', line }], locals });
+  const returning = (fn: string, line: number, value: string, locals: Record<string, string>, callLine: number): State => ({
+    event: 'return', line, source: '', value, locals, stack: [{ function: '<module>', line: 22 }, { function: 'main', line: callLine }, { function: fn, line }],
+  });
+
+  it('a class statement enters its body; the module and the class body show their data only; a script runs its main guard', async () => {
+    const flow = (await ControlFlow.of(PROGRAM))!;
+    const module = (line: number): State => ({ event: 'line', line, source: '', stack: [{ function: '<module>', line }], locals: {} });
+    expect((await oracle(flow, into, module(1))).landing()).toMatchObject({ call: { stacks: new Set(['<module>:1 Stock:1']) }, line: { bare: new Set() }, return: { bare: new Set() } });
+    // Inside the body, its own first line goes on to its next.
+    const body = await oracle(flow, into, { event: 'line', line: 1, source: '', stack: [{ function: '<module>', line: 1 }, { function: 'Stock', line: 1 }], locals: {} });
+    expect(body.landing().line?.bare).toEqual(new Set([2]));
+    // `def parse(line):` at the top level neither returns, raises nor calls.
+    expect((await oracle(flow, into, module(10))).landing()).toMatchObject({ line: { bare: new Set([14]) }, return: { bare: new Set() }, exception: { bare: new Set() }, call: { stacks: new Set() } });
+    expect(flow.frames.get('<module>')!.shown).toEqual(new Set());
+    expect(flow.frames.get('Stock')!.shown).toEqual(new Set(['count']));
+    expect(flow.unboundOnCall('Stock')).toEqual(new Set(['count']));
+    expect(flow.unboundOnCall('main')).toEqual(new Set(['s', 'item', 'qty', 'n', 'got']));
+    expect(flow.branches.get(21)).toEqual({ test: 'True', body: 22 });
+    expect((await oracle(flow, into, module(21))).landing().line?.bare).toEqual(new Set([22]));
+  });
+
+  it("`K(ARGS)` enters __init__ with a new object as self; `obj.m(ARGS)` binds self to the caller's object; a call under a condition is not surely made", async () => {
+    const flow = (await ControlFlow.of(PROGRAM))!;
+    expect(flow.calls.get(15)).toEqual({ callee: '__init__', line: 3, params: { name: "'w'" }, instance: 'Stock', self: 'self' });
+    expect(flow.calls.get(17)).toBeUndefined();
+    const init = await oracle(flow, into, inMain(15, {}));
+    expect(init.landing().call?.stacks).toEqual(new Set(['<module>:22 main:15 __init__:3']));
+    const initFrame = { event: 'call', line: 3, bare: false, function: '__init__' } as const;
+    expect(init.frame(initFrame).value('self')).toMatchObject({ kind: 'exact', repr: OBJECT, rule: 'called' });
+    expect(init.frame(initFrame).value('name')).toMatchObject({ kind: 'exact', repr: "'w'" });
+    const addFrame = { event: 'call', line: 6, bare: false, function: 'add' } as const;
+    const add = await oracle(flow, into, inMain(18, { s: OBJECT, item: "'bolt'", qty: '3' }));
+    expect(add.frame(addFrame).value('self')).toMatchObject({ kind: 'exact', repr: OBJECT });
+    expect(add.frame(addFrame).value('qty')).toMatchObject({ kind: 'exact', repr: '1' });
+    // A receiver that is not one of the classes running `add` (a set's add is no call of the program's).
+    const set = await oracle(flow, into, inMain(18, { s: '{1}', item: "'bolt'", qty: '3' }));
+    expect(set.frame(addFrame).value('self')).toBeUndefined();
+    expect(set.landing().line?.bare?.size).toBeGreaterThan(0);
+  });
+
+  it('a line receives the object a constructor made, the items a returned tuple unpacks into; __init__ returns None', async () => {
+    const flow = (await ControlFlow.of(PROGRAM))!;
+    const back = (at: number) => ({ event: 'line', line: at, bare: false, function: 'main' }) as const;
+    const made = await oracle(flow, over, returning('__init__', 5, 'None', { self: OBJECT, name: "'w'" }, 15));
+    expect(made.frame(back(16)).value('s')).toMatchObject({ kind: 'exact', repr: OBJECT, rule: 'received' });
+    const parsed = await oracle(flow, over, returning('parse', 12, "('bolt', 3)", { line: "'bolt, 3'", name: "'bolt'", qty: "' 3'" }, 16));
+    expect(parsed.frame(back(17)).value('item')).toMatchObject({ kind: 'exact', repr: "'bolt'" });
+    expect(parsed.frame(back(17)).value('qty')).toMatchObject({ kind: 'exact', repr: '3' });
+    // Unpacking as many items as names raises nothing.
+    expect(parsed.landing().exception?.stacks).toEqual(new Set());
+    expect(flow.returnsValue('__init__', 5)).toBe(false);
+    const ret = await oracle(flow, over, { event: 'line', line: 5, source: '', stack: [{ function: 'main', line: 15 }, { function: '__init__', line: 5 }], locals: { self: OBJECT, name: "'w'" } });
+    expect(ret.frame({ event: 'return', line: 5, bare: true, function: '__init__' }).returns).toMatchObject({ reprs: ['None'] });
+  });
+
+  it('after a step within a frame, it holds only the names it held and those the line just run binds', async () => {
+    const flow = (await ControlFlow.of(PROGRAM))!;
+    const next = await oracle(flow, over, inMain(16, { s: OBJECT }));
+    const unbound = next.frame({ event: 'line', line: 17, bare: true, function: 'main' }).unbound;
+    expect([...unbound].sort()).toEqual(['got', 'n']);
+  });
+});

@@ -12,10 +12,11 @@
  * caller going on with the line that made the call: its names the line does not bind hold
  * what they held on that line before the call (the history's `caller`). Left out: cell and
  * free variables (an inner function can rebind them), names declared global or nonlocal
- * anywhere, the module's frame, and programs that can reach a frame by hand or print their
+ * anywhere, a module's names another frame binds too, and programs that can reach a frame by hand or print their
  * own reprs (ProgramNames.localsByCodeOnly).
  */
 import type { Event, State } from '../../grammar/state.js';
+import { ELLIPSIS } from '../../grammar/truncate.js';
 import { type ControlFlow, type FrameFlow, runsStatements } from '../../program-analysis/control-flow.js';
 import type { ValueFact } from '../facts.js';
 import type { Rule } from '../rule.js';
@@ -33,11 +34,54 @@ export const kept: Rule = {
     const keeps = byCaller ?? keptNames(step, at);
     const reference = byCaller ? caller! : step.prev;
     if (!keeps || !reference) return undefined;
-    const values: Record<string, ValueFact> = {};
-    for (const [name, before] of Object.entries(reference.locals)) if (keeps(name)) values[name] = { kind: 'kept', before };
+    // Across a line that changes no object (a step within the frame over it, or back to it; the
+    // caller's line, a comprehension's or a pure function's call), the same value.
+    const { pureLines } = step.flow;
+    const untouched = byCaller ? (pureLines.has(caller!.line) ? () => true : untouchedByCall(step)) : null;
+    const same = byCaller ? (name: string, before: string) => untouched?.(name, before) ?? false : () => at.bare && step.prev?.event === 'line' && pureLines.has(step.forward ? step.prev.line : step.inverse ? at.line : -1);
+    const values: Record<string, ValueFact & { binds?: true }> = {};
+    // Back in the caller, written whole: its names are still bound, so the frame must show them.
+    const bound = byCaller ? { binds: true as const } : {};
+    for (const [name, before] of Object.entries(reference.locals)) {
+      if (keeps(name)) values[name] = same(name, before) && !before.endsWith(ELLIPSIS) ? { kind: 'exact', repr: before, ...bound } : { kind: 'kept', before, ...bound };
+    }
     return { values };
   },
 };
+
+/** A repr of a value no one can change (a str, a number, None, a bool): nothing can be another name of it. */
+const IMMUTABLE = /^(?:['"0-9-]|b['"]|None$|True$|False$)/;
+
+/**
+ * Back in the caller from its line's one call of the program's (control_flow.py's `calls` or
+ * `received`): which of its names the call left with the same value, not only the same object.
+ * The callee reached only what its call got (its call event's locals, from the history: the
+ * callee's frame states end there) and the module's values; a name whose repr overlaps none of
+ * those (neither holds the other's text) is another object, untouched, unless the line itself
+ * changes it in place (`changes`). What a parameter got that it still shows unchanged at the
+ * callee's return (never rebound) nothing changed: it does not count. Null where that cannot be told: the callee's call not in the
+ * history, an object's repr among what it got (an object may reach anything), a class
+ * attribute some name may be.
+ */
+function untouchedByCall(step: Step): ((name: string, before: string) => boolean) | null {
+  const { flow, history } = step;
+  const caller = history.caller!;
+  const changes = flow.changes.get(caller.line);
+  const call = history.frameStates?.at(-1);
+  if (!changes || flow.classState || !call || call.event !== 'call' || call.stack.length !== step.prev!.stack.length) return null;
+  // The module's names any callee can change in place: only their immutable values stay.
+  if (caller.stack.length === 1) return (name, before) => !changes.has(name) && IMMUTABLE.test(before);
+  const entry = history.entry;
+  const module = entry && entry.stack.length === 1 && entry.stack[0]!.function === '<module>' ? Object.values(entry.locals) : [];
+  // A parameter the callee never rebinds that shows at its return what it showed at its call
+  // is an object nothing changed (its repr shows all it holds), whatever else names it.
+  const callee = flow.frames.get(call.stack[call.stack.length - 1]!.function);
+  const returned = step.prev!.locals;
+  const unchanged = (p: string, v: string) => callee?.params?.has(p) && !callee.storedAnywhere.has(p) && returned[p] === v && !v.endsWith(ELLIPSIS);
+  const reached = [...Object.entries(call.locals).filter(([p, v]) => !unchanged(p, v)).map(([, v]) => v), ...module].filter((v) => !IMMUTABLE.test(v));
+  if (reached.some((v) => v.includes('<') || v.endsWith(ELLIPSIS))) return null;
+  return (name, before) => !changes.has(name) && !before.includes('<') && (IMMUTABLE.test(before) || reached.every((v) => !v.includes(before) && !before.includes(v)));
+}
 
 /** After a return, the names of the caller's line kept (null: none known), for a step from a return to the caller's next line, return or exception. */
 function keptByCaller(step: Step, at: LandingFrame): ((name: string) => boolean) | null {
@@ -50,17 +94,19 @@ function keptByCaller(step: Step, at: LandingFrame): ((name: string) => boolean)
 /**
  * The names of the innermost frame of `state` kept besides those `rebound` names (from the
  * frame's flow; undefined: none): not cell or free variables, not declared global or
- * nonlocal. Null for the module's frame, a frame not compiled here, or a program that can
- * reach frames by hand.
+ * nonlocal, not (in a module or class body) bound by another frame too. Null for a frame not
+ * compiled here, or a program that can reach frames by hand.
  */
 function keptBesides(flow: ControlFlow, state: State, rebound: (f: FrameFlow) => ReadonlySet<string> | undefined): ((name: string) => boolean) | null {
   if (!flow.programNames.localsByCodeOnly) return null;
   const fn = state.stack[state.stack.length - 1]!.function;
   const f = flow.frames.get(fn);
-  if (!f || fn === '<module>') return null;
+  if (!f) return null;
   const names = rebound(f);
   const { unstable } = flow.programNames;
-  return (name) => !names?.has(name) && !f.shared.has(name) && !unstable.has(name);
+  // A namespace's (the module's) names another frame may bind too.
+  const elsewhere = f.params === null ? flow.storedElsewhere(fn) : undefined;
+  return (name) => !names?.has(name) && !f.shared.has(name) && !unstable.has(name) && !elsewhere?.has(name);
 }
 
 /**

@@ -21,15 +21,22 @@ import type { ValueFact } from '../facts.js';
 import type { RunHistory } from '../history.js';
 import { reprItems } from '../repr-items.js';
 import type { Rule } from '../rule.js';
-import { COMPREHENSION, type LandingFrame } from '../step.js';
+import { COMPREHENSION, type LandingFrame, type Step } from '../step.js';
 
 export const loop: Rule = {
   name: 'loop',
   family: 'loop',
-  landing: (step, landing) => loopLanding(step.flow, step.action, step.prev, step.history, landing),
+  ask(step) {
+    return walkedLoops(step).map(({ line, expr, locals }) => step.evaluate(`iterable ${line}`, `list(${expr})`, locals));
+  },
+  landing(step, landing) {
+    const { prev, history } = withIterables(step);
+    return loopLanding(step.flow, step.action, prev, history, landing);
+  },
   frame(step, at) {
-    const { flow, action, prev } = step;
-    const next = loopValues(flow, action, prev, step.history, at);
+    const { flow, action } = step;
+    const { prev, history } = withIterables(step);
+    const next = loopValues(flow, action, prev, history, at);
     if (next) return { values: Object.fromEntries(Object.entries(next).map(([name, reprs]) => [name, { kind: 'one_of', reprs, binds: true } as const])) };
     const back = loopBefore(flow, action, prev, at);
     if (!back) return undefined;
@@ -37,6 +44,47 @@ export const loop: Rule = {
     return { values, unbound: back.unbound };
   },
 };
+
+/**
+ * The loops that walk an expression (`for line in lines[1:]:`, `[v.strip() for v in
+ * line.split(',')]`), with it and the locals it is read on: a `for` around the state before's
+ * line (its header, or a line of its body), on the state before, which the loop never
+ * changes; the comprehension whose frame the state before is in, on its caller's state on the
+ * line (control_flow.py's walked_expression). The walker works out `list(expr)`.
+ */
+function walkedLoops(step: Step): { line: number; expr: string; locals: Locals }[] {
+  const { flow, prev, history } = step;
+  if (!prev || !flow.programNames.localsByCodeOnly) return [];
+  const fn = prev.stack[prev.stack.length - 1]!.function;
+  const out: { line: number; expr: string; locals: Locals }[] = [];
+  for (const [line, loops] of flow.loops) {
+    for (const l of loops) {
+      const around = l.kind === 'for' ? l.body_end !== undefined && prev.line >= line && prev.line <= l.body_end && !COMPREHENSION.test(fn) : l.kind === fn && line === prev.line;
+      const locals = !around ? undefined : l.kind === 'for' ? prev.locals : comprehensionWalks(l, prev, history);
+      if (!locals) continue;
+      for (const source of Object.values(l.sources) as IterationSource[]) if ('expr' in source && source.expr !== undefined) out.push({ line, expr: source.expr, locals });
+    }
+  }
+  return out;
+}
+
+/** The state before and the history, the locals each walked expression is read on holding its elements under the name its source reads (`<iter LINE>`). */
+function withIterables(step: Step): { prev: State | undefined; history: RunHistory } {
+  const { prev, history } = step;
+  const loops = walkedLoops(step);
+  if (!prev || loops.length === 0) return { prev, history };
+  const own: Locals = {};
+  const caller: Locals = {};
+  for (const { line, locals } of loops) {
+    const value = step.value(`iterable ${line}`);
+    // Elements the repr reader splits surely: values, not objects' reprs (`<re.Match object; span=(0, 7), …>`).
+    if (value !== undefined && !value.includes('<')) (locals === prev.locals ? own : caller)[`<iter ${line}>`] = value;
+  }
+  return {
+    prev: { ...prev, locals: { ...prev.locals, ...own } },
+    history: history.caller ? { ...history, caller: { ...history.caller, locals: { ...history.caller.locals, ...caller } } } : history,
+  };
+}
 
 const STEPS: ReadonlySet<Action['kind']> = new Set(['step_over', 'step_into']);
 const INVERSE_STEPS: ReadonlySet<Action['kind']> = new Set(['inv_step_over', 'inv_step_into']);

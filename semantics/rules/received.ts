@@ -7,6 +7,7 @@
  * exception leaving the callee stops on the caller's exception event first.
  */
 import { type Received, runsStatements } from '../../program-analysis/control-flow.js';
+import { ELLIPSIS } from '../../grammar/truncate.js';
 import type { ValueFact } from '../facts.js';
 import { reprItems } from '../repr-items.js';
 import type { Rule } from '../rule.js';
@@ -30,13 +31,14 @@ export const received: Rule = {
   family: 'call',
   landing(step, landing) {
     const r = receiving(step);
-    if (!r || (r.line.name === undefined && !r.line.names) || (r.line.names && !unpacked(r.line.names, r.value, () => false))) return landing;
+    if (!r || (r.line.name === undefined && !r.line.names && !r.line.appends)) return landing;
+    if ((r.line.names && !unpacked(r.line.names, r.value, () => false)) || (r.line.appends && !appended(step, r.line, r.value))) return landing;
     // A return of None may be an exception leaving the callee (the caller's exception event
     // comes next): a normal return only where the value is another or the line cannot raise.
     const callee = step.prev!.stack[step.prev!.stack.length - 1]!;
     if (step.prev!.value === 'None' && (step.flow.raisesOf(callee.function)?.has(step.prev!.line) ?? true)) return landing;
-    // Binding a name, or unpacking as many items as names, cannot raise nor call anything; the
-    // frame goes on to its next line (or returns, after its last).
+    // Binding a name, unpacking as many items as names, or a list's append cannot raise nor
+    // call anything; the frame goes on to its next line (or returns, after its last).
     const none = { bare: new Set<number>(), stacks: new Set<string>() };
     return { ...landing, exception: none, call: none };
   },
@@ -47,6 +49,7 @@ export const received: Rule = {
     const caller = prev!.stack[prev!.stack.length - 2]!;
     if (caller.function !== at.function) return undefined;
     const { line, value } = r;
+    if (line.appends) return appended(step, line, value);
     if (line.names) return unpacked(line.names, value, (n) => step.unstable(n));
     if (line.name === undefined) return at.event === 'return' && at.line === caller.line ? { returns: [value] } : undefined;
     return step.unstable(line.name) ? undefined : { values: { [line.name]: { kind: 'exact', repr: value, binds: true } } };
@@ -58,4 +61,25 @@ function unpacked(names: readonly string[], value: string, unstable: (name: stri
   const items = value.startsWith('(') || value.startsWith('[') ? reprItems(value) : undefined;
   if (!items?.complete || items.values || items.items.length !== names.length || names.some(unstable)) return undefined;
   return { values: Object.fromEntries(names.map((n, i): [string, ValueFact & { binds: true }] => [n, { kind: 'exact', repr: items.items[i]!, binds: true }])) };
+}
+
+/** A repr no object shares with another (a str, a number, None, a bool): not an alias of a list. */
+const IMMUTABLE = /^(?:['"0-9-]|b['"]|None$|True$|False$)/;
+
+/**
+ * `XS.append(CALL)`: XS as the caller's state on the line showed it, the value at its end.
+ * Only where XS is shown whole and no argument CALL got can be XS or hold it (the callee
+ * could change it: an argument's repr that is not XS's and holds no copy of it is another
+ * object), and the value is shown whole.
+ */
+function appended(step: Step, line: Received, value: string) {
+  const caller = step.history.caller;
+  const xs = caller?.locals[line.appends!];
+  if (!caller || xs === undefined || !xs.startsWith('[') || xs.endsWith(ELLIPSIS) || value.endsWith(ELLIPSIS) || step.unstable(line.appends!)) return undefined;
+  for (const name of line.args ?? []) {
+    const arg = caller.locals[name];
+    if (arg === undefined || (!IMMUTABLE.test(arg) && arg.includes(xs))) return undefined;
+  }
+  const repr = xs === '[]' ? `[${value}]` : `${xs.slice(0, -1)}, ${value}]`;
+  return { values: { [line.appends!]: { kind: 'exact', repr, binds: true } as ValueFact & { binds: true } } };
 }
