@@ -241,9 +241,11 @@ export class FrameConstraint {
     this.flow = rules.oracle?.step.flow;
     this.landing = rules.oracle ? rules.oracle.landing() : {};
     const heads = new Set<string>(headsAfter(rules.action));
+    const goesOn = rules.oracle?.step.flow.runGoesOn(rules.action, rules.oracle.step.prev) ?? false;
     for (const h of heads) {
       const head = HEADS.get(h);
       if (head?.kind === 'event' && headImpossible(this.landing[head.event])) heads.delete(h);
+      if (head?.kind === 'exit' && goesOn && (head.exit === 'normal' || head.exit === 'error')) heads.delete(h);
     }
     this.heads = heads;
     const step = rules.action !== null && STEP_ACTIONS.has(rules.action.kind);

@@ -101,6 +101,8 @@ interface Program {
 
 const DEFAULT_MAX_NEW_TOKENS = 512;
 const DEFAULT_FRAME_RESERVE = 256;
+/** How many times the rollout budget a breakpoint or a continue may take. */
+const FAR_JUMP_FACTOR = 4;
 /** A frame's tokens besides its locals: its head, location, source line and value. */
 const FRAME_OVERHEAD_TOKENS = 96;
 /**
@@ -310,7 +312,9 @@ export class NeuralPredictor implements Predictor {
   private async rollout(history: readonly HistoryEntry[], action: Action, opts: PredictOptions): Promise<Prediction | null> {
     const flow = this.program!.flow;
     const from = history[history.length - 1]?.state;
-    const budget = this.opts.rolloutSteps ?? ROLLOUT_STEPS;
+    const steps = this.opts.rolloutSteps ?? ROLLOUT_STEPS;
+    // A breakpoint or the run's end is often further than a call's end: more steps before the one-shot jump.
+    const budget = action.kind === 'breakpoint' || action.kind === 'continue' ? steps * FAR_JUMP_FACTOR : steps;
     if (!flow || !from || budget === 0) return null;
     // A step over from a call goes to the frame's first line: one step, as the model is asked it.
     if (action.kind === 'step_over' && (from.event === 'call' || flow.stepIntoIsStepOver(from))) return null;

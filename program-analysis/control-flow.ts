@@ -69,6 +69,8 @@ const LoopSchema = z.object({
   body_end: z.number().int().optional(),
   /** A `for` whose bound target on its header means it is going on, not entered again. */
   fresh: z.boolean().optional(),
+  /** A `for` whose body rebinds a target: back on the header, only the count of iterations tells the next element. */
+  rebound: z.boolean().optional(),
   /** A comprehension that walks only parameters of its function, never rebound or changed there: any state of the call shows what it walks. */
   settled: z.boolean().optional(),
   /** A list comprehension's source, an expression of its caller's values: what its frame returns. */
@@ -157,10 +159,12 @@ const FlowSchema = z.discriminatedUnion('kind', [
     received: z.record(z.string(), ReceivedSchema),
     calls: z.record(z.string(), CallSiteSchema),
     classes: z.record(z.string(), z.string()),
-    constants: z.record(z.string(), z.boolean()),
+    constants: z.record(z.string(), z.object({ read_only: z.boolean(), literal: z.string().optional() })),
     pure_lines: z.array(z.number().int()),
     changes: z.record(z.string(), z.array(z.string())),
     class_state: z.boolean(),
+    hides_calls: z.boolean(),
+    vanishes: z.boolean(),
     class_lines: z.record(z.string(), z.array(z.number().int())),
     frames_by_code: z.boolean(),
   }),
@@ -254,10 +258,18 @@ export interface ValueFacts {
   calls: ReadonlyMap<number, CallSite>;
   classes: ReadonlyMap<number, string>;
   classLines: ReadonlyMap<string, ReadonlySet<number>>;
-  constants: ReadonlyMap<string, boolean>;
+  constants: ReadonlyMap<string, ModuleConstant>;
   pureLines: ReadonlySet<number>;
   changes: ReadonlyMap<number, ReadonlySet<string>>;
   classState: boolean;
+  hidesCalls: boolean;
+  vanishes: boolean;
+}
+
+/** A module-level name bound once: whether every use only reads it; the literal it is bound to, whole. */
+export interface ModuleConstant {
+  read_only: boolean;
+  literal?: string | undefined;
 }
 
 export class ControlFlow {
@@ -287,6 +299,8 @@ export class ControlFlow {
     this.pureLines = values.pureLines ?? new Set();
     this.changes = values.changes ?? new Map();
     this.classState = values.classState ?? true;
+    this.hidesCalls = values.hidesCalls ?? true;
+    this.vanishes = values.vanishes ?? true;
   }
 
   /** Line -> the repr each name holds after it: a line that only assigns literals (`acc = []`), from control_flow.py. */
@@ -311,14 +325,28 @@ export class ControlFlow {
   readonly classes: ReadonlyMap<number, string>;
   /** Class name -> the lines of its `class` statements: the only lines that run its body (control_flow.py's `class_lines`). */
   readonly classLines: ReadonlyMap<string, ReadonlySet<number>>;
-  /** Module-level name bound once -> whether every use only reads it (control_flow.py's `constants`). */
-  readonly constants: ReadonlyMap<string, boolean>;
+  /** Module-level name bound once -> whether every use only reads it, and its literal (control_flow.py's `constants`). */
+  readonly constants: ReadonlyMap<string, ModuleConstant>;
   /** The lines that change no object: a name they do not bind holds the same value after them (control_flow.py's `pure_lines`). */
   readonly pureLines: ReadonlySet<number>;
   /** Line (with one call of the program's) -> the names it may change in place besides through that call (control_flow.py's `changes`). */
   readonly changes: ReadonlyMap<number, ReadonlySet<string>>;
   /** A class body binds a name to a value some local may also be (control_flow.py's `class_state`). */
   readonly classState: boolean;
+  /** A line can run the program's code besides through its visible calls: a property, an operator of its classes (control_flow.py's `hides_calls`). */
+  readonly hidesCalls: boolean;
+  /** The program names what ends a process without an event (control_flow.py's `vanishes`). */
+  readonly vanishes: boolean;
+
+  /**
+   * Whether a step forward from `prev` cannot end the run as it ends (normally or by an
+   * uncaught exception): below the outermost frame, every frame has yet to return or to pass
+   * the exception on, each an event. A run cut by a limit (`never`) may end anywhere.
+   */
+  runGoesOn(action: Action | null, prev: State | undefined): boolean {
+    const step = action?.kind === 'step_into' || action?.kind === 'step_over' || action?.kind === 'step_return';
+    return step && prev !== undefined && prev.stack.length >= 2 && !this.vanishes;
+  }
 
   /** unboundBefore's answers, by frame name and line. */
   private readonly unbound = new Map<string, ReadonlySet<string>>();
@@ -379,7 +407,7 @@ export class ControlFlow {
     const pureLines = new Set(out.pure_lines);
     const changes = new Map(Object.entries(out.changes).map(([line, names]) => [Number(line), new Set(names)] as const));
     return new ControlFlow(frames, ownReprs, names, {
-      literals, loops, returnsLiteral, branches, statements, returned, bindings, received, calls, classes, classLines, constants, pureLines, changes, classState: out.class_state,
+      literals, loops, returnsLiteral, branches, statements, returned, bindings, received, calls, classes, classLines, constants, pureLines, changes, classState: out.class_state, hidesCalls: out.hides_calls, vanishes: out.vanishes,
     });
   }
 

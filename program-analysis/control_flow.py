@@ -111,12 +111,18 @@ and, for the whole program:
   changes        line -> the names a line with one call of the program's may change in place
                  besides through that call (see changed_in_place)
 
+  vanishes       whether the program names what ends a process without an event (os._exit,
+                 os.abort, os.kill, os.exec*: VANISHING)
+
+  hides_calls    whether a line can run the program's code besides through its visible calls
+                 (see hides_calls)
+
   class_state    whether a class body binds a name to anything but a constant (see class_state)
 
   pure_lines     the lines that change no object (see pure_lines): a name they do not bind
                  holds the same value after them
 
-  constants      name -> whether only ever read, for the module-level names bound once (see
+  constants      name -> {read_only, literal?} for the module-level names bound once (see
                  module_constants): a function reads the value the module's frame showed
 
   classes        line -> the class body's frame name for a `class` statement whose body a step
@@ -389,13 +395,15 @@ def statements_per_line(tree):
     return statements
 
 
-def literal_lines(tree, statements, rebinds_set):
-    """line -> {name: repr} for the lines that assign literals: see the module's docstring."""
+def literal_lines(tree, statements, rebinds_set, reported=frozenset()):
+    """line -> {name: repr} for the lines that assign literals: see the module's docstring. A literal
+    written over several lines counts where no line but its first reports an event (`reported`:
+    every line some code object carries): a triple-quoted str, a list of constants (one folded
+    constant), not a dict whose values each carry their own line."""
     out = {}
     for node in ast.walk(tree):
-        # A constant written over several lines (a triple-quoted str) is still one instruction of its first line.
-        if not isinstance(node, ast.Assign) or (node.lineno != node.end_lineno and not isinstance(node.value, ast.Constant)) \
-                or statements[node.lineno] != 1:
+        if not isinstance(node, ast.Assign) or statements[node.lineno] != 1 \
+                or any(line in reported for line in range(node.lineno + 1, node.end_lineno + 1)):
             continue
         pairs = []
         for target in node.targets:
@@ -532,8 +540,9 @@ def iteration_sources(target, it, rebound):
     return None
 
 
-def only_read(name, nodes, parents, rebound):
-    """Whether every use of `name` in `nodes` (and below) only reads the object it is bound to."""
+def only_read(name, nodes, parents, rebound, read_only_args=frozenset()):
+    """Whether every use of `name` in `nodes` (and below) only reads the object it is bound to
+    (`read_only_args`: (function, position) of the program's calls that only read what they get)."""
     for root in nodes:
         for node in ast.walk(root):
             if not (isinstance(node, ast.Name) and node.id == name):
@@ -547,6 +556,9 @@ def only_read(name, nodes, parents, rebound):
                 continue
             if isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name) \
                     and parent.func.id in READING_BUILTINS and parent.func.id not in rebound:
+                continue
+            if isinstance(parent, ast.Call) and node in parent.args and isinstance(parent.func, ast.Name) \
+                    and (parent.func.id, parent.args.index(node)) in read_only_args:
                 continue
             if isinstance(parent, ast.Attribute) and parent.attr in READING_METHODS and isinstance(parents.get(parent), ast.Call):
                 continue
@@ -567,6 +579,12 @@ def pure_lines(tree, statements, rebound, pure):
     simple = (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return, ast.Pass, ast.Delete, ast.Assert)
     out = set()
     for node in ast.walk(tree):
+        # A plain `def` makes a function of constant defaults and binds it: nothing else changes.
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.decorator_list and statements.get(node.lineno) == 1 \
+                and not node.returns and all(literal_repr(d, True) is not None for d in [*node.args.defaults, *(d for d in node.args.kw_defaults if d)]) \
+                and not any(a.annotation for a in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg] if a):
+            out.add(node.lineno)
+            continue
         if isinstance(node, (ast.If, ast.While)):
             part = node.test
         elif isinstance(node, simple) and node.lineno == node.end_lineno:
@@ -627,6 +645,10 @@ def changed_in_place(tree, lines, rebound, pure):
     return out
 
 
+# What ends a process without an event: no frame returns, no exception passes.
+VANISHING = {'_exit', 'abort', 'kill', 'killpg', 'execv', 'execve', 'execl', 'execle', 'execlp', 'execlpe', 'execvp', 'execvpe'}
+
+
 def class_state(tree):
     """Whether a class body binds a name to anything but a constant: a class attribute any function
     can reach, which a local may be another name of."""
@@ -634,11 +656,31 @@ def class_state(tree):
                for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for item in c.body)
 
 
+def read_only_params(tree, rebound, parents):
+    """{(function, position)} for the positional parameters of the module's plain functions (defined
+    once, no decorator) that the function only reads, passing them on only to such parameters: a
+    value given there comes back unchanged (a fixed point, from all of them down)."""
+    counts = {}
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            counts[n.name] = counts.get(n.name, 0) + 1
+    assigned = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    funcs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef) and counts[n.name] == 1 and not n.decorator_list
+             and n.name not in assigned}
+    found = {(name, i) for name, fn in funcs.items() for i in range(len(fn.args.args))}
+    while True:
+        kept = {(name, i) for name, i in found if only_read(funcs[name].args.args[i].arg, funcs[name].body, parents, rebound, found)}
+        if kept == found:
+            return found
+        found = kept
+
+
 def module_constants(tree, rebound):
-    """name -> whether every use only reads it (only_read), for the module-level names bound once,
-    by a plain `NAME = EXPR` at the top level, that nothing declares global (`constants`): a
-    function reads the object the module's frame shows once that line ran, and its value where
-    nothing changes it (every use only reads it, or the object is immutable: a str, a number)."""
+    """name -> {read_only, literal?} for the module-level names bound once, by a plain `NAME = EXPR` at
+    the top level, that nothing declares global (`constants`): a function reads the object the
+    module's frame shows once that line ran, and its value where nothing changes it (every use
+    only reads it, `read_only`, or the object is immutable: a str, a number); `literal`: EXPR's
+    repr where it is a literal (whole, where the frame shows it cut)."""
     bindings = {}
     for n in ast.walk(tree):
         names = []
@@ -657,13 +699,15 @@ def module_constants(tree, rebound):
         for name in names:
             bindings[name] = bindings.get(name, 0) + 1
     parents = parent_map(tree)
+    passed = read_only_params(tree, rebound, parents)
     out = {}
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
             others = [n for n in tree.body if n is not node]
             if bindings.get(name) == 1 and not name.startswith('__') and '*' not in rebound:
-                out[name] = only_read(name, others, parents, rebound)
+                literal = literal_repr(node.value, 'set' in rebound)
+                out[name] = {'read_only': only_read(name, others, parents, rebound, passed), **({'literal': literal} if literal else {})}
     return out
 
 
@@ -729,12 +773,14 @@ def loop_lines(tree, rebound, pure=frozenset(), free=None, imports=None):
                 continue
             sources = iteration_sources(node.target, node.iter, rebound) \
                 or walked_expression(node.target, node.iter, node, node.body, rebound, pure, imports, parents)
-            # A target the body rebinds holds, back on the header, a value no element tells.
+            # A target the body rebinds holds, back on the header, a value no element tells: only
+            # the count of iterations does (`rebound`).
             in_body = {n.id for stmt in node.body for n in ast.walk(stmt) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-            if sources and not (set(sources) & in_body) and stable(sources, node.body, node):
+            if sources and stable(sources, node.body, node):
                 out.setdefault(node.lineno, []).append({'kind': 'for', 'sources': sources, 'body': node.body[0].lineno,
                                                         'body_end': node.body[-1].end_lineno,
-                                                        'fresh': fresh_targets(node, set(sources), parents)})
+                                                        'fresh': fresh_targets(node, set(sources), parents),
+                                                        **({'rebound': True} if set(sources) & in_body else {})})
         elif type(node) in COMPREHENSION_FRAMES:
             kind = COMPREHENSION_FRAMES[type(node)]
             key = (node.lineno, kind)
@@ -1671,7 +1717,7 @@ def control_flow(source):
     rebound = rebound_names(tree)
     # `set()` is a literal only where nothing can rebind `set`.
     rebinds_set = 'set' in rebound or '*' in rebound
-    literals = literal_lines(tree, statements, rebinds_set)
+    literals = literal_lines(tree, statements, rebinds_set, {line for f in frames.values() for line in f['lines']})
     for line, names in defs.items():
         literals[line] = {**literals.get(line, {}), **names}
     by_line = lambda found: {str(line): value for line, value in sorted(found.items())}  # noqa: E731
@@ -1695,6 +1741,9 @@ def control_flow(source):
             'constants': module_constants(tree, rebound),
             'pure_lines': sorted(pure_lines(tree, statements, rebound, pure_names)),
             'class_state': class_state(tree),
+            'hides_calls': hides_calls(tree),
+            'vanishes': any(isinstance(n, ast.Attribute) and n.attr in VANISHING or isinstance(n, ast.Name) and n.id in VANISHING
+                            for n in ast.walk(tree)),
             'class_lines': class_statement_lines(tree),
             'frames_by_code': not reaches(tree, FRAME_NAMES, FRAME_ATTRIBUTES, FRAME_MODULES)}
 

@@ -126,10 +126,12 @@ function moduleValues(flow: ControlFlow, prev: State | undefined, entry: State |
   if (!prev || !entry || entry.stack.length !== 1 || entry.stack[0]!.function !== '<module>' || prev.stack.length < 2) return out;
   const f = flow.frames.get(prev.stack[prev.stack.length - 1]!.function);
   if (!f || f.shown) return out;
-  for (const [name, readOnly] of flow.constants) {
-    const value = entry.locals[name];
-    if (value === undefined || value.endsWith(ELLIPSIS) || name in prev.locals || f.params?.has(name) || f.storedAnywhere.has(name) || f.shared.has(name)) continue;
-    if (readOnly || IMMUTABLE.test(value)) out[name] = value;
+  for (const [name, constant] of flow.constants) {
+    const shown = entry.locals[name];
+    if (shown === undefined || name in prev.locals || f.params?.has(name) || f.storedAnywhere.has(name) || f.shared.has(name)) continue;
+    // Bound by then; a literal's repr whole where the frame shows it cut.
+    const value = constant.literal ?? shown;
+    if (!value.endsWith(ELLIPSIS) && (constant.read_only || IMMUTABLE.test(value))) out[name] = value;
   }
   return out;
 }

@@ -20,6 +20,15 @@ function site(step: Step): CallSite | undefined {
   return step.flow.calls.get(step.prev!.line);
 }
 
+/** The call site a step from a callee's return goes back to, where it is that callee's (undefined: not such a step). */
+function returnedTo(step: Step): CallSite | undefined {
+  const { prev, flow } = step;
+  if (!prev || prev.event !== 'return' || prev.stack.length < 2 || !step.forward || !step.byCode || flow.hidesCalls) return undefined;
+  const callee = prev.stack[prev.stack.length - 1]!;
+  const call = flow.calls.get(prev.stack[prev.stack.length - 2]!.line);
+  return call && call.callee === callee.function ? call : undefined;
+}
+
 /** The module a class of the program is defined in, as its instances' reprs name it: `python3 FILE` runs it as `__main__`, an entry call as `__ndb_main__` (tracer.py). */
 function moduleName(step: Step): string {
   return step.prev!.stack[0]!.function === '<module>' ? '__main__' : '__ndb_main__';
@@ -40,19 +49,35 @@ function selfRepr(step: Step, call: CallSite): string | null | undefined {
   return call.instance === null ? null : `<${moduleName(step)}.${call.instance} object at 0x…>`;
 }
 
-/** The parameters' reprs (null: a `self` not known), where every argument evaluated (none raised, none unknown). */
+/**
+ * The parameters' reprs (null: not known), where every argument evaluated, or is a name bound
+ * now whose value is not known (a module's list: reading it cannot raise); undefined where an
+ * argument raised or may raise, or the receiver is not an instance of a class that runs the
+ * method.
+ */
 function bound(step: Step): Record<string, string | null> | undefined {
   const call = site(step);
   if (!call) return undefined;
   const self = selfRepr(step, call);
   if (self === undefined) return undefined;
   const out: Record<string, string | null> = call.self ? { [call.self]: self } : {};
-  for (const name of Object.keys(call.params)) {
+  for (const [name, source] of Object.entries(call.params)) {
     const repr = step.value(`argument ${name}`);
-    if (repr === undefined) return undefined;
-    out[name] = repr;
+    if (repr === undefined && !boundName(step, source)) return undefined;
+    out[name] = repr ?? null;
   }
   return out;
+}
+
+/** Whether `source` is a name the frame holds, or one of the module's it shows (in a script's run). */
+function boundName(step: Step, source: string): boolean {
+  if (!/^[A-Za-z_]\w*$/.test(source)) return false;
+  const { prev, history } = step;
+  if (prev!.locals[source] !== undefined) return true;
+  const module = history.entry;
+  const f = step.flow.frames.get(step.prevFunction!);
+  // A name the function binds itself is its own, bound or not: never the module's.
+  return module?.stack.length === 1 && module.stack[0]!.function === '<module>' && module.locals[source] !== undefined && !f?.storedAnywhere.has(source) && !f?.params?.has(source);
 }
 
 export const called: Rule = {
@@ -63,6 +88,9 @@ export const called: Rule = {
     return call ? Object.entries(call.params).map(([name, source]) => step.evaluate(`argument ${name}`, source)) : [];
   },
   landing(step, landing) {
+    // Back from the line's one call of the program's: nothing else on it opens a frame.
+    const back = returnedTo(step);
+    if (back) return { ...landing, call: { bare: new Set(), stacks: new Set() } };
     const call = site(step);
     if (!call || !bound(step)) return landing;
     // The arguments evaluate: the first frame the line opens is the callee's, on its first line.

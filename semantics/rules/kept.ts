@@ -43,7 +43,8 @@ export const kept: Rule = {
     // Back in the caller, written whole: its names are still bound, so the frame must show them.
     const bound = byCaller ? { binds: true as const } : {};
     for (const [name, before] of Object.entries(reference.locals)) {
-      if (keeps(name)) values[name] = same(name, before) && !before.endsWith(ELLIPSIS) ? { kind: 'exact', repr: before, ...bound } : { kind: 'kept', before, ...bound };
+      // The same value prints the same text, cut at the same place.
+      if (keeps(name)) values[name] = same(name, before) ? { kind: 'exact', repr: before, ...bound } : { kind: 'kept', before, ...bound };
     }
     return { values };
   },
@@ -80,7 +81,9 @@ function untouchedByCall(step: Step): ((name: string, before: string) => boolean
   const unchanged = (p: string, v: string) => callee?.params?.has(p) && !callee.storedAnywhere.has(p) && returned[p] === v && !v.endsWith(ELLIPSIS);
   const reached = [...Object.entries(call.locals).filter(([p, v]) => !unchanged(p, v)).map(([, v]) => v), ...module].filter((v) => !IMMUTABLE.test(v));
   if (reached.some((v) => v.includes('<') || v.endsWith(ELLIPSIS))) return null;
-  return (name, before) => !changes.has(name) && !before.includes('<') && (IMMUTABLE.test(before) || reached.every((v) => !v.includes(before) && !before.includes(v)));
+  // A repr cut short may hold, past the cut, what the callee got: only where it got nothing it could change.
+  const apart = (before: string) => reached.length === 0 || (!before.endsWith(ELLIPSIS) && reached.every((v) => !v.includes(before) && !before.includes(v)));
+  return (name, before) => !changes.has(name) && !before.includes('<') && (IMMUTABLE.test(before) || apart(before));
 }
 
 /** After a return, the names of the caller's line kept (null: none known), for a step from a return to the caller's next line, return or exception. */

@@ -115,7 +115,8 @@ function loopValues(flow: ControlFlow, action: Action | null, prev: State | unde
     // A target missing from a frame whose locals were cut may still be bound.
     if (prev.locals[name] === undefined && prev.locals[MORE_LOCALS_KEY] !== undefined) continue;
     const known = done === undefined ? undefined : exactNext(source, done, iterated);
-    let next = typeof known === 'string' ? [known] : known === PAST ? undefined : nextValues(loop, source, prev.locals[name], iterated, history.frameStates?.[0]);
+    // A target the body rebinds tells nothing back on the header: only the count does.
+    let next = typeof known === 'string' ? [known] : known === PAST || loop.rebound ? undefined : nextValues(loop, source, prev.locals[name], iterated, history.frameStates?.[0]);
     // The caller's state shows the elements as they were before the comprehension ran, which
     // may have changed a mutable one since (`[i.pop() for i in rows]`).
     if (loop.kind !== 'for') next = next?.filter(immutable);
@@ -141,7 +142,7 @@ interface LoopBefore {
 function loopBefore(flow: ControlFlow, action: Action | null, prev: State | undefined, landing: LandingFrame): LoopBefore | undefined {
   if (!action || !INVERSE_STEPS.has(action.kind) || !prev || prev.event !== 'line' || !landing.bare || landing.event !== 'line') return undefined;
   if (!flow.programNames.localsByCodeOnly || COMPREHENSION.test(prev.stack[prev.stack.length - 1]!.function)) return undefined;
-  const loop = flow.loops.get(landing.line)?.find((l) => l.kind === 'for' && l.body === prev.line);
+  const loop = flow.loops.get(landing.line)?.find((l) => l.kind === 'for' && l.body === prev.line && !l.rebound);
   const frame = flow.frames.get(prev.stack[prev.stack.length - 1]!.function);
   if (!loop || Object.keys(loop.sources).some((t) => flow.programNames.unstable.has(t) || frame?.shared.has(t))) return undefined;
   const back: Record<string, string[]> = {};
@@ -243,6 +244,7 @@ function goesOn(loop: Loop, targets: Locals, iterated: Locals, cameFrom: State |
     if (next.includes(PAST)) return 'exit';
     if (next.every((v, k) => typeof v === 'string' && !('step' in sources[k]! && stopOf(sources[k] as Count, iterated) === undefined))) return 'body';
   }
+  if (loop.rebound) return undefined;
   const counts = Object.entries(loop.sources).filter((e): e is [string, Count] => 'step' in e[1]);
   // A range alone: its next value against its stop.
   if (counts.length === Object.keys(loop.sources).length) {
