@@ -54,7 +54,14 @@ const RangeStop = { stop: z.number().int().optional(), stop_name: z.string().opt
 /** Where a loop target's next value comes from (control_flow.py's `loops`). */
 const IterationSourceSchema = z.union([
   /** `expr`: the elements are `list(expr)`'s, which the walker works out (seq names them, `<iter LINE>`). */
-  z.object({ seq: z.string(), reversed: z.literal(true).optional(), expr: z.string().optional() }),
+  z.object({
+    seq: z.string(),
+    reversed: z.literal(true).optional(),
+    expr: z.string().optional(),
+    /** `for a, b in pairs:` this target is item `item` of each element, which unpacks into `of`. */
+    item: z.number().int().optional(),
+    of: z.number().int().optional(),
+  }),
   z.object({ values: z.string() }),
   z.object({ count: z.number().int(), step: z.number().int(), ...RangeStop }),
   z.object({ count_from: z.string(), offset: z.number().int().optional(), step: z.number().int(), ...RangeStop }),

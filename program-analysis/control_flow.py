@@ -25,7 +25,8 @@ lambda, comprehension), grouped by co_name (the name the tracer gives its frames
   starts   lines the first line event after a call or resumption can report
   stores   line -> the names the line's instructions bind or unbind (STORE_*/DELETE_*: an
            assignment, a `for` or `with` target, augmented assignment, walrus, except-as,
-           import), with the stores of instructions without a line on every line
+           import), with the stores of an instruction without a line on the lines it runs
+           after (lined_owners: an except-as handler's clean-up belongs to its body's lines)
   loads    line -> the names the line's instructions load (and the comprehensions' on it)
   shared   names another frame can rebind: cell and free variables
   lineless whether any instruction after the frame's RESUME has no line (exception handlers'
@@ -306,7 +307,7 @@ def analyse(co):
             resumes.add(line[k] or first)
             if k + 1 < len(ins):
                 resumes.add(line[k + 1] or first)
-    stores = by_line(ins, line, BINDS)
+    stores = by_line(ins, line, BINDS, lined_owners(line, edges, first))
     loads = by_line(ins, line, LOADS)
     # A comprehension runs in a frame of its own, made on its line: its loads count there too.
     for k, i in enumerate(ins):
@@ -345,14 +346,46 @@ def raising_lines(co, ins, line):
     return out
 
 
-def by_line(ins, line, opnames):
-    """line -> the names of `opnames` instructions on it; those without a line count on every line."""
+def by_line(ins, line, opnames, owners=None):
+    """line -> the names of `opnames` instructions on it. One without a line counts on the lines it
+    runs after (`owners`: instruction index -> those lines, lined_owners), or on every line."""
     out = {}
     anywhere = set()
     for k, i in enumerate(ins):
         if i.opname in opnames and isinstance(i.argval, str):
-            (anywhere if line[k] is None else out.setdefault(line[k], set())).add(i.argval)
+            if line[k] is not None:
+                out.setdefault(line[k], set()).add(i.argval)
+            elif owners is not None and owners.get(k):
+                for L in owners[k]:
+                    out.setdefault(L, set()).add(i.argval)
+            else:
+                anywhere.add(i.argval)
     return {n: out.get(n, set()) | anywhere for n in {n for n in line if n} | set(out)}
+
+
+def lined_owners(line, edges, first):
+    """Instruction index -> the lines it runs after, for each instruction without a line: the lines
+    of the instructions with one that reach it through instructions without one (an `except E as
+    e:` handler's clean-up, `e = None; del e`, runs after its body's last line). The first line
+    where none reaches it (the frame's preamble)."""
+    preds = [[] for _ in line]
+    for k, out in enumerate(edges):
+        for j, _ in out:
+            preds[j].append(k)
+    owners = {}
+    for k in range(len(line)):
+        if line[k] is not None:
+            continue
+        found, seen, stack = set(), {k}, [k]
+        while stack:
+            for p in preds[stack.pop()]:
+                if line[p] is not None:
+                    found.add(line[p])
+                elif p not in seen:
+                    seen.add(p)
+                    stack.append(p)
+        owners[k] = found or {first}
+    return owners
 
 
 def merge(a, b):
@@ -501,6 +534,10 @@ def iteration_sources(target, it, rebound):
 
     if isinstance(it, ast.Name):
         t = names(target, 1)
+        if not t and isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts) \
+                and len({e.id for e in target.elts}) == len(target.elts) > 1:
+            # `for k, v in pairs:` each element unpacks into the targets, item by item.
+            return {e.id: {'seq': it.id, 'item': i, 'of': len(target.elts)} for i, e in enumerate(target.elts)}
         return t and {t[0]: {'seq': it.id}}
     if call_of(it, 'reversed') and len(it.args) == 1 and isinstance(it.args[0], ast.Name):
         t = names(target, 1)
@@ -819,7 +856,9 @@ def walked_expression(target, it, region, reader, rebound, pure, imports, parent
     statement) never rebinds and `reader` (the loop's body, the statement) only reads: the
     elements are those of `list(EXPR)` on any state of the loop, or the comprehension's caller's
     on its line (semantics/rules/loop.ts asks the walker, and reads them as a `seq` source's)."""
-    if not isinstance(target, ast.Name) or isinstance(it, (ast.Name, ast.Constant)) or not decidable(it, rebound, pure, imports):
+    unpacked = isinstance(target, ast.Tuple) and len(target.elts) > 1 and all(isinstance(e, ast.Name) for e in target.elts) \
+        and len({e.id for e in target.elts}) == len(target.elts)
+    if not (isinstance(target, ast.Name) or unpacked) or isinstance(it, (ast.Name, ast.Constant)) or not decidable(it, rebound, pure, imports):
         return None
     # Entering the loop evaluates it: a pure function of the program's would be a frame to step into.
     if opens_frame(it, set(pure)):
@@ -828,7 +867,10 @@ def walked_expression(target, it, region, reader, rebound, pure, imports, parent
     stored = {n.id for n in ast.walk(region) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
     if read & stored or not all(only_read(name, reader, parents, rebound) for name in read):
         return None
-    return {target.id: {'seq': f'<iter {it.lineno}>', 'expr': ast.unparse(it)}}
+    key, expr = f'<iter {it.lineno}>', ast.unparse(it)
+    if unpacked:
+        return {e.id: {'seq': key, 'expr': expr, 'item': i, 'of': len(target.elts)} for i, e in enumerate(target.elts)}
+    return {target.id: {'seq': key, 'expr': expr}}
 
 
 # What received_lines lets a line evaluate before its call: reads of shown values that call no

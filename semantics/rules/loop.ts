@@ -283,6 +283,12 @@ function elements(source: IterationSource, locals: Locals): { items: string[]; c
   const shown = repr === undefined ? undefined : reprItems(repr);
   const items = shown && ('values' in source ? shown.values : shown.items);
   if (!shown || !items) return undefined;
+  if ('seq' in source && source.item !== undefined) {
+    // Each element unpacked: its item for this target, where every element shows `of` items.
+    const parts = items.map((e) => (e.startsWith('(') || e.startsWith('[') ? reprItems(e) : undefined));
+    if (parts.some((p) => !p?.complete || p.values || p.items.length !== source.of)) return undefined;
+    return { items: parts.map((p) => p!.items[source.item!]!), complete: shown.complete };
+  }
   if ('seq' in source && source.reversed) return shown.complete ? { items: [...items].reverse(), complete: true } : undefined;
   return { items, complete: shown.complete };
 }
