@@ -171,6 +171,7 @@ const FlowSchema = z.discriminatedUnion('kind', [
     changes: z.record(z.string(), z.array(z.string())),
     class_state: z.boolean(),
     hides_calls: z.boolean(),
+    own_reprs: z.boolean(),
     vanishes: z.boolean(),
     class_lines: z.record(z.string(), z.array(z.number().int())),
     frames_by_code: z.boolean(),
@@ -396,8 +397,10 @@ export class ControlFlow {
         lineless: f.lineless,
       });
     }
-    const ownReprs = writesOwnReprs(source);
-    const localsByCodeOnly = !ownReprs && out.frames_by_code;
+    // Any `__repr__` frees the repr grammar; only one that may print a value as anything (not
+    // `f"Node({self.key})"`) stops reading values off reprs.
+    const ownReprs = source.includes('__repr__');
+    const localsByCodeOnly = !out.own_reprs && out.frames_by_code;
     const literals = new Map(Object.entries(out.literals).map(([line, values]) => [Number(line), values] as const));
     const loops = new Map(Object.entries(out.loops).map(([line, found]) => [Number(line), found] as const));
     const returnsLiteral = new Map(Object.entries(out.returns_literal).map(([line, text]) => [Number(line), text] as const));
@@ -744,7 +747,3 @@ export function headImpossible(h: HeadLanding | undefined): boolean {
   return h !== undefined && h.bare !== undefined && h.bare.size === 0 && h.stacks !== undefined && h.stacks.size === 0;
 }
 
-/** Whether the program may write reprs of its own (a `__repr__` anywhere in its text). */
-export function writesOwnReprs(program: string): boolean {
-  return program.includes('__repr__');
-}

@@ -115,6 +115,8 @@ and, for the whole program:
   vanishes       whether the program names what ends a process without an event (os._exit,
                  os.abort, os.kill, os.exec*: VANISHING)
 
+  own_reprs      whether the program may print a value as anything (see own_reprs)
+
   hides_calls    whether a line can run the program's code besides through its visible calls
                  (see hides_calls)
 
@@ -684,6 +686,14 @@ def changed_in_place(tree, lines, rebound, pure):
 
 # What ends a process without an event: no frame returns, no exception passes.
 VANISHING = {'_exit', 'abort', 'kill', 'killpg', 'execv', 'execve', 'execl', 'execle', 'execlp', 'execlpe', 'execvp', 'execvpe'}
+
+
+def own_reprs(tree, source):
+    """Whether the program may print a value as anything (`own_reprs`): it names `__repr__` other
+    than as a class's method of the shape repr_looks_like_object reads (`f"Node({self.key})"`)."""
+    safe = [item for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for item in c.body
+            if isinstance(item, ast.FunctionDef) and item.name == '__repr__' and repr_looks_like_object(item, c.name)]
+    return source.count('__repr__') != len(safe)
 
 
 def class_state(tree):
@@ -1301,12 +1311,13 @@ def resolve_method(classes, name, method):
 def hides_calls(tree):
     """Whether evaluating a line can run the program's code other than through its visible calls:
     a method with a decorator (a property runs on an attribute read), or a dunder other than
-    `__init__` and `__repr__` (an operator, a conversion, a comparison, an attribute hook)."""
+    `__init__` (an operator, a conversion, a comparison, an attribute hook; `__repr__` and
+    `__str__` run inside print() and f-strings)."""
     for c in ast.walk(tree):
         if isinstance(c, ast.ClassDef):
             for item in c.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
-                        item.decorator_list or (item.name.startswith('__') and item.name not in ('__init__', '__repr__'))):
+                        item.decorator_list or (item.name.startswith('__') and item.name != '__init__')):
                     return True
     return False
 
@@ -1784,6 +1795,7 @@ def control_flow(source):
             'pure_lines': sorted(pure_lines(tree, statements, rebound, pure_names)),
             'class_state': class_state(tree),
             'hides_calls': hides_calls(tree),
+            'own_reprs': own_reprs(tree, source),
             'vanishes': any(isinstance(n, ast.Attribute) and n.attr in VANISHING or isinstance(n, ast.Name) and n.id in VANISHING
                             for n in ast.walk(tree)),
             'class_lines': class_statement_lines(tree),

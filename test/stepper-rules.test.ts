@@ -318,3 +318,60 @@ describe('whole programs: the module, a class, its constructor and methods (sema
     expect([...unbound].sort()).toEqual(['got', 'n']);
   });
 });
+
+describe('values a whole program decides (semantics/rules/loop.ts, received.ts, kept.ts; Step.globals)', () => {
+  const PROGRAM = [
+    'ROWS = [("a", 1), ("b", 2)]', //                      1
+    'HEADER = "name,age"', //                              2
+    '', //                                                 3
+    'def parse(line):', //                                 4
+    '    return line.split(",")', //                       5
+    '', //                                                 6
+    'def load(text):', //                                  7
+    '    lines = text.split("\\n")', //                     8
+    '    out = []', //                                     9
+    '    for line in lines[1:]:', //                       10
+    '        out.append(parse(line))', //                  11
+    '    for name, n in ROWS:', //                         12
+    '        print(name, n, HEADER)', //                   13
+    '    return out', //                                   14
+    '',
+  ].join('\n');
+  const module = { event: 'line', line: 15, source: '', stack: [{ function: '<module>', line: 15 }], locals: { ROWS: "[('a', 1), ('b', 2)]", HEADER: "'name,age'" } } as State;
+  const inLoad = (line: number, locals: Record<string, string>, event: State['event'] = 'line'): State => ({ event, line, source: '', stack: [{ function: '<module>', line: 15 }, { function: 'load', line }], locals });
+  const body = (line: number) => ({ event: 'line', line, bare: true, function: 'load' }) as const;
+
+  it("a loop over an expression walks its elements; `for k, v in pairs` unpacks them; a module's constants are read whole", async () => {
+    const flow = (await ControlFlow.of(PROGRAM))!;
+    expect(flow.constants.get('ROWS')).toEqual({ read_only: true, literal: "[('a', 1), ('b', 2)]" });
+    const shown = { text: "'h\\nx,1\\ny,2'", lines: "['h', 'x,1', 'y,2']", out: '[]' };
+    expect((await oracle(flow, over, inLoad(10, shown), { entry: module })).frame(body(11)).value('line')).toMatchObject({ kind: 'one_of', reprs: ["'x,1'"], rule: 'loop' });
+    const rows = await oracle(flow, over, inLoad(12, { ...shown, line: "'y,2'", out: "[['x', '1'], ['y', '2']]" }), { entry: module });
+    expect(rows.frame(body(13)).value('name')).toMatchObject({ reprs: ["'a'"] });
+    expect(rows.frame(body(13)).value('n')).toMatchObject({ reprs: ['1'] });
+  });
+
+  it("`xs.append(f(x))` gets f's value at its end; a name the call could not reach keeps its value exactly", async () => {
+    const flow = (await ControlFlow.of(PROGRAM))!;
+    const caller = inLoad(11, { text: "'h\\nx,1'", lines: "['h', 'x,1']", out: '[]', line: "'x,1'" });
+    const call = { event: 'call', line: 4, source: '', stack: [...caller.stack, { function: 'parse', line: 4 }], locals: { line: "'x,1'" } } as State;
+    const ret = { event: 'return', line: 5, source: '', stack: [...caller.stack, { function: 'parse', line: 5 }], locals: { line: "'x,1'" }, value: "['x', '1']" } as State;
+    const back = await oracle(flow, over, ret, { caller, frameStates: [call] });
+    const at = { event: 'line', line: 10, bare: false, function: 'load' } as const;
+    expect(back.frame(at).value('out')).toMatchObject({ kind: 'exact', repr: "[['x', '1']]", rule: 'received' });
+    expect(back.frame(at).value('lines')).toMatchObject({ kind: 'exact', repr: "['h', 'x,1']", rule: 'kept' });
+    // Without the callee's call in the history, only the same object.
+    expect((await oracle(flow, over, ret, { caller })).frame(at).value('lines')).toMatchObject({ kind: 'kept' });
+  });
+
+  it('below the outermost frame a step never ends the run; a line that changes no object keeps every value', async () => {
+    const flow = (await ControlFlow.of(PROGRAM))!;
+    expect(flow.runGoesOn(over, inLoad(9, {}))).toBe(true);
+    expect(flow.runGoesOn(over, module)).toBe(false);
+    expect(flow.runGoesOn({ kind: 'continue' }, inLoad(9, {}))).toBe(false);
+    expect(flow.pureLines.has(8)).toBe(true);
+    expect(flow.pureLines.has(11)).toBe(false);
+    const pure = await oracle(flow, over, inLoad(8, { text: "'h'", extra: '[1]' }));
+    expect(pure.frame(body(9)).value('extra')).toMatchObject({ kind: 'exact', repr: '[1]', rule: 'kept' });
+  });
+});

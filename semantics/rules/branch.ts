@@ -42,7 +42,7 @@ export const branch: Rule = {
  */
 function decidingFrame(step: Step): FrameFlow | undefined {
   const { flow, action, prev } = step;
-  if (!action || !prev || prev.event !== 'line' || flow.ownReprs || (!STEPS.has(action.kind) && !INVERSE_STEPS.has(action.kind))) return undefined;
+  if (!action || !prev || prev.event !== 'line' || !flow.programNames.localsByCodeOnly || (!STEPS.has(action.kind) && !INVERSE_STEPS.has(action.kind))) return undefined;
   const fn = prev.stack[prev.stack.length - 1]!.function;
   const f = flow.frames.get(fn);
   return f && (f.params !== null || f.shown !== null) && runsStatements(fn) ? f : undefined;

@@ -52,6 +52,8 @@ export const kept: Rule = {
 
 /** A repr of a value no one can change (a str, a number, None, a bool): nothing can be another name of it. */
 const IMMUTABLE = /^(?:['"0-9-]|b['"]|None$|True$|False$)/;
+/** A repr that holds an object's: a default repr, or a constructor form (`Node(50)`, `Counter({…})`). */
+const OBJECT = /<|[A-Za-z_][\w.]*\(/;
 
 /**
  * Back in the caller from its line's one call of the program's (control_flow.py's `calls` or
@@ -80,10 +82,11 @@ function untouchedByCall(step: Step): ((name: string, before: string) => boolean
   const returned = step.prev!.locals;
   const unchanged = (p: string, v: string) => callee?.params?.has(p) && !callee.storedAnywhere.has(p) && returned[p] === v && !v.endsWith(ELLIPSIS);
   const reached = [...Object.entries(call.locals).filter(([p, v]) => !unchanged(p, v)).map(([, v]) => v), ...module].filter((v) => !IMMUTABLE.test(v));
-  if (reached.some((v) => v.includes('<') || v.endsWith(ELLIPSIS))) return null;
+  // An object (`<…>`, `Node(50)`: a class's own repr may not show all it holds) may reach anything.
+  if (reached.some((v) => OBJECT.test(v) || v.endsWith(ELLIPSIS))) return null;
   // A repr cut short may hold, past the cut, what the callee got: only where it got nothing it could change.
   const apart = (before: string) => reached.length === 0 || (!before.endsWith(ELLIPSIS) && reached.every((v) => !v.includes(before) && !before.includes(v)));
-  return (name, before) => !changes.has(name) && !before.includes('<') && (IMMUTABLE.test(before) || apart(before));
+  return (name, before) => !changes.has(name) && (IMMUTABLE.test(before) || (!OBJECT.test(before) && apart(before)));
 }
 
 /** After a return, the names of the caller's line kept (null: none known), for a step from a return to the caller's next line, return or exception. */

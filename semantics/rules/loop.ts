@@ -68,12 +68,18 @@ function walkedLoops(step: Step): { line: number; expr: string; locals: Locals }
   return out;
 }
 
-/** The state before and the history, the locals each walked expression is read on holding its elements under the name its source reads (`<iter LINE>`). */
+/**
+ * The state before and the history, the locals each walked expression is read on holding its
+ * elements under the name its source reads (`<iter LINE>`), the state before's the module's
+ * constants its function reads (Step.globals).
+ */
 function withIterables(step: Step): { prev: State | undefined; history: RunHistory } {
   const { prev, history } = step;
   const loops = walkedLoops(step);
-  if (!prev || loops.length === 0) return { prev, history };
-  const own: Locals = {};
+  // A loop over a module's constant (`for name, n in ROWS:`) reads it as the function does.
+  const globals = Object.keys(step.globals).length > 0 ? step.globals : undefined;
+  if (!prev || (loops.length === 0 && !globals)) return { prev, history };
+  const own: Locals = { ...globals };
   const caller: Locals = {};
   for (const { line, locals } of loops) {
     const value = step.value(`iterable ${line}`);
