@@ -166,8 +166,9 @@ const FlowSchema = z.discriminatedUnion('kind', [
     received: z.record(z.string(), ReceivedSchema),
     calls: z.record(z.string(), CallSiteSchema),
     classes: z.record(z.string(), z.string()),
-    constants: z.record(z.string(), z.object({ read_only: z.boolean(), literal: z.string().optional() })),
+    constants: z.record(z.string(), z.object({ read_only: z.boolean(), line: z.number().int(), straight: z.boolean(), literal: z.string().optional() })),
     pure_lines: z.array(z.number().int()),
+    literal_spans: z.record(z.string(), z.number().int()),
     changes: z.record(z.string(), z.array(z.string())),
     class_state: z.boolean(),
     hides_calls: z.boolean(),
@@ -268,6 +269,7 @@ export interface ValueFacts {
   classLines: ReadonlyMap<string, ReadonlySet<number>>;
   constants: ReadonlyMap<string, ModuleConstant>;
   pureLines: ReadonlySet<number>;
+  literalSpans: ReadonlyMap<number, number>;
   changes: ReadonlyMap<number, ReadonlySet<string>>;
   classState: boolean;
   hidesCalls: boolean;
@@ -277,6 +279,9 @@ export interface ValueFacts {
 /** A module-level name bound once: whether every use only reads it; the literal it is bound to, whole. */
 export interface ModuleConstant {
   read_only: boolean;
+  /** The line that binds it; `straight`: one of the top level's first statements, before any that branches or loops. */
+  line: number;
+  straight: boolean;
   literal?: string | undefined;
 }
 
@@ -305,6 +310,7 @@ export class ControlFlow {
     this.classLines = values.classLines ?? new Map();
     this.constants = values.constants ?? new Map();
     this.pureLines = values.pureLines ?? new Set();
+    this.literalSpans = values.literalSpans ?? new Map();
     this.changes = values.changes ?? new Map();
     this.classState = values.classState ?? true;
     this.hidesCalls = values.hidesCalls ?? true;
@@ -337,6 +343,8 @@ export class ControlFlow {
   readonly constants: ReadonlyMap<string, ModuleConstant>;
   /** The lines that change no object: a name they do not bind holds the same value after them (control_flow.py's `pure_lines`). */
   readonly pureLines: ReadonlySet<number>;
+  /** Line -> the last line of a literal of `literals` whose other lines report events: it binds on a step that lands past them (control_flow.py's `literal_spans`). */
+  readonly literalSpans: ReadonlyMap<number, number>;
   /** Line (with one call of the program's) -> the names it may change in place besides through that call (control_flow.py's `changes`). */
   readonly changes: ReadonlyMap<number, ReadonlySet<string>>;
   /** A class body binds a name to a value some local may also be (control_flow.py's `class_state`). */
@@ -415,9 +423,10 @@ export class ControlFlow {
     const classLines = new Map(Object.entries(out.class_lines).map(([name, lines]) => [name, new Set(lines)] as const));
     const constants = new Map(Object.entries(out.constants));
     const pureLines = new Set(out.pure_lines);
+    const literalSpans = new Map(Object.entries(out.literal_spans).map(([line, end]) => [Number(line), end] as const));
     const changes = new Map(Object.entries(out.changes).map(([line, names]) => [Number(line), new Set(names)] as const));
     return new ControlFlow(frames, ownReprs, names, {
-      literals, loops, returnsLiteral, branches, statements, returned, bindings, received, calls, classes, classLines, constants, pureLines, changes, classState: out.class_state, hidesCalls: out.hides_calls, vanishes: out.vanishes,
+      literals, loops, returnsLiteral, branches, statements, returned, bindings, received, calls, classes, classLines, constants, pureLines, literalSpans, changes, classState: out.class_state, hidesCalls: out.hides_calls, vanishes: out.vanishes,
     });
   }
 

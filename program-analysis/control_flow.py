@@ -125,6 +125,9 @@ and, for the whole program:
   pure_lines     the lines that change no object (see pure_lines): a name they do not bind
                  holds the same value after them
 
+  literal_spans  line -> its statement's last line, for a literal of `literals` written over lines
+                 that report events of their own: it binds on a step that lands past them
+
   constants      name -> {read_only, literal?} for the module-level names bound once (see
                  module_constants): a function reads the value the module's frame showed
 
@@ -430,16 +433,19 @@ def statements_per_line(tree):
     return statements
 
 
-def literal_lines(tree, statements, rebinds_set, reported=frozenset()):
+def literal_lines(tree, statements, rebinds_set, reported=frozenset(), spans=None):
     """line -> {name: repr} for the lines that assign literals: see the module's docstring. A literal
-    written over several lines counts where no line but its first reports an event (`reported`:
-    every line some code object carries): a triple-quoted str, a list of constants (one folded
-    constant), not a dict whose values each carry their own line."""
+    written over several lines whose other lines report events too (`reported`: every line some
+    code object carries; a list of dicts, one per line) binds only on the step from its first
+    line's last event, which lands past them: `spans` gets line -> its last line."""
     out = {}
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Assign) or statements[node.lineno] != 1 \
-                or any(line in reported for line in range(node.lineno + 1, node.end_lineno + 1)):
+        if not isinstance(node, ast.Assign) or statements[node.lineno] != 1:
             continue
+        if any(line in reported for line in range(node.lineno + 1, node.end_lineno + 1)):
+            if spans is None:
+                continue
+            spans[node.lineno] = node.end_lineno
         pairs = []
         for target in node.targets:
             if isinstance(target, ast.Name):
@@ -727,7 +733,8 @@ def module_constants(tree, rebound):
     the top level, that nothing declares global (`constants`): a function reads the object the
     module's frame shows once that line ran, and its value where nothing changes it (every use
     only reads it, `read_only`, or the object is immutable: a str, a number); `literal`: EXPR's
-    repr where it is a literal (whole, where the frame shows it cut)."""
+    repr where it is a literal (whole, where the frame shows it cut); `line`, and `straight`:
+    the line is in the top level's straight start, so a module frame past it has run it."""
     bindings = {}
     for n in ast.walk(tree):
         names = []
@@ -747,6 +754,9 @@ def module_constants(tree, rebound):
             bindings[name] = bindings.get(name, 0) + 1
     parents = parent_map(tree)
     passed = read_only_params(tree, rebound, parents)
+    # The top level's straight start: its statements before the first that can branch or loop.
+    compound = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith, ast.Match)
+    straight_end = next((n.lineno for n in tree.body if isinstance(n, compound)), None)
     out = {}
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
@@ -754,7 +764,8 @@ def module_constants(tree, rebound):
             others = [n for n in tree.body if n is not node]
             if bindings.get(name) == 1 and not name.startswith('__') and '*' not in rebound:
                 literal = literal_repr(node.value, 'set' in rebound)
-                out[name] = {'read_only': only_read(name, others, parents, rebound, passed), **({'literal': literal} if literal else {})}
+                out[name] = {'read_only': only_read(name, others, parents, rebound, passed), 'line': node.lineno,
+                             'straight': straight_end is None or node.lineno < straight_end, **({'literal': literal} if literal else {})}
     return out
 
 
@@ -1770,7 +1781,8 @@ def control_flow(source):
     rebound = rebound_names(tree)
     # `set()` is a literal only where nothing can rebind `set`.
     rebinds_set = 'set' in rebound or '*' in rebound
-    literals = literal_lines(tree, statements, rebinds_set, {line for f in frames.values() for line in f['lines']})
+    spans = {}
+    literals = literal_lines(tree, statements, rebinds_set, {line for f in frames.values() for line in f['lines']}, spans)
     for line, names in defs.items():
         literals[line] = {**literals.get(line, {}), **names}
     by_line = lambda found: {str(line): value for line, value in sorted(found.items())}  # noqa: E731
@@ -1792,6 +1804,7 @@ def control_flow(source):
             'imports': imported, 'received': by_line(received), 'calls': by_line(calls),
             'classes': by_line(class_entries(tree)),
             'constants': module_constants(tree, rebound),
+            'literal_spans': by_line(spans),
             'pure_lines': sorted(pure_lines(tree, statements, rebound, pure_names)),
             'class_state': class_state(tree),
             'hides_calls': hides_calls(tree),

@@ -120,18 +120,25 @@ export class Step {
 /** A repr of an object no code can change: a str, bytes, a number, a bool, None. */
 const IMMUTABLE = /^(?:['"0-9-]|b['"]|True$|False$|None$)/;
 
-/** Step.globals: the module's constants as `entry` (the module's frame alone) showed them, for a frame of a function of the program. */
+/**
+ * Step.globals: the module's constants a frame of a function of the program reads, where the
+ * module has bound them: `entry` (the module's frame alone) shows them, or the module's frame
+ * below is past a line of the top level's straight start that binds one to a literal (a run
+ * that jumped there shows no state of the module since). A literal's repr is whole where the
+ * frame shows it cut.
+ */
 function moduleValues(flow: ControlFlow, prev: State | undefined, entry: State | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  if (!prev || !entry || entry.stack.length !== 1 || entry.stack[0]!.function !== '<module>' || prev.stack.length < 2) return out;
+  if (!prev || prev.stack.length < 2 || prev.stack[0]!.function !== '<module>') return out;
+  const module = entry && entry.stack.length === 1 && entry.stack[0]!.function === '<module>' ? entry : undefined;
   const f = flow.frames.get(prev.stack[prev.stack.length - 1]!.function);
   if (!f || f.shown) return out;
   for (const [name, constant] of flow.constants) {
-    const shown = entry.locals[name];
-    if (shown === undefined || name in prev.locals || f.params?.has(name) || f.storedAnywhere.has(name) || f.shared.has(name)) continue;
-    // Bound by then; a literal's repr whole where the frame shows it cut.
-    const value = constant.literal ?? shown;
-    if (!value.endsWith(ELLIPSIS) && (constant.read_only || IMMUTABLE.test(value))) out[name] = value;
+    if (name in prev.locals || f.params?.has(name) || f.storedAnywhere.has(name) || f.shared.has(name)) continue;
+    const shown = module?.locals[name];
+    const ran = constant.straight && constant.literal !== undefined && prev.stack[0]!.line > constant.line;
+    const value = shown === undefined && !ran ? undefined : (constant.literal ?? shown);
+    if (value !== undefined && !value.endsWith(ELLIPSIS) && (constant.read_only || IMMUTABLE.test(value))) out[name] = value;
   }
   return out;
 }

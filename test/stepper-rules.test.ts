@@ -343,7 +343,7 @@ describe('values a whole program decides (semantics/rules/loop.ts, received.ts, 
 
   it("a loop over an expression walks its elements; `for k, v in pairs` unpacks them; a module's constants are read whole", async () => {
     const flow = (await ControlFlow.of(PROGRAM))!;
-    expect(flow.constants.get('ROWS')).toEqual({ read_only: true, literal: "[('a', 1), ('b', 2)]" });
+    expect(flow.constants.get('ROWS')).toEqual({ read_only: true, line: 1, straight: true, literal: "[('a', 1), ('b', 2)]" });
     const shown = { text: "'h\\nx,1\\ny,2'", lines: "['h', 'x,1', 'y,2']", out: '[]' };
     expect((await oracle(flow, over, inLoad(10, shown), { entry: module })).frame(body(11)).value('line')).toMatchObject({ kind: 'one_of', reprs: ["'x,1'"], rule: 'loop' });
     const rows = await oracle(flow, over, inLoad(12, { ...shown, line: "'y,2'", out: "[['x', '1'], ['y', '2']]" }), { entry: module });

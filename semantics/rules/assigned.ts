@@ -29,6 +29,9 @@ export const assigned: Rule = {
     const { flow, prev } = step;
     if (!applies(step) || !at.bare || (at.event !== 'line' && at.event !== 'return')) return undefined;
     const literals = flow.literals.get(prev!.line);
+    // A literal over lines that report events: not bound while the step is still among them.
+    const end = flow.literalSpans.get(prev!.line);
+    if (literals && end !== undefined && at.line > prev!.line && at.line <= end) return undefined;
     if (literals) return { values: Object.fromEntries(Object.entries(literals).filter(([name]) => !step.unstable(name)).map(([name, repr]) => [name, exact(repr)])) };
     const statement = flow.statements.get(prev!.line);
     const ran = step.answer(`statement ${prev!.line}`);

@@ -61,8 +61,12 @@ function bound(step: Step): Record<string, string | null> | undefined {
   const self = selfRepr(step, call);
   if (self === undefined) return undefined;
   const out: Record<string, string | null> = call.self ? { [call.self]: self } : {};
+  // No argument calls anything (`f(xs, xs.pop())` changes xs before the call).
+  const plain = Object.values(call.params).every((source) => !source.includes('('));
   for (const [name, source] of Object.entries(call.params)) {
-    const repr = step.value(`argument ${name}`);
+    // A name passed on is the same object: its repr as the caller shows it (cut short or not).
+    const shown = plain ? (step.prev!.locals[source] ?? step.globals[source]) : undefined;
+    const repr = shown ?? step.value(`argument ${name}`);
     if (repr === undefined && !boundName(step, source)) return undefined;
     out[name] = repr ?? null;
   }
@@ -73,7 +77,7 @@ function bound(step: Step): Record<string, string | null> | undefined {
 function boundName(step: Step, source: string): boolean {
   if (!/^[A-Za-z_]\w*$/.test(source)) return false;
   const { prev, history } = step;
-  if (prev!.locals[source] !== undefined) return true;
+  if (prev!.locals[source] !== undefined || step.globals[source] !== undefined) return true;
   const module = history.entry;
   const f = step.flow.frames.get(step.prevFunction!);
   // A name the function binds itself is its own, bound or not: never the module's.
