@@ -618,7 +618,7 @@ def pure_lines(tree, statements, rebound, pure):
     into names (no subscript, attribute or starred target). After such a line, a name it does not
     bind holds the same value, not only the same object. None in a program whose classes could
     run their own code from a builtin (hides_calls, or a `__repr__` of theirs)."""
-    if hides_calls(tree) or any(isinstance(n, ast.FunctionDef) and n.name == '__repr__' for n in ast.walk(tree)):
+    if hides_calls(tree) or prints_its_own(tree):
         return set()
     # Not augmented assignment: `xs += ys` changes a list in place, under every name it has.
     simple = (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return, ast.Pass, ast.Delete, ast.Assert)
@@ -1322,14 +1322,32 @@ def resolve_method(classes, name, method):
 def hides_calls(tree):
     """Whether evaluating a line can run the program's code other than through its visible calls:
     a method with a decorator (a property runs on an attribute read), or a dunder other than
-    `__init__` (an operator, a conversion, a comparison, an attribute hook; `__repr__` and
-    `__str__` run inside print() and f-strings)."""
+    `__init__`, `__repr__` and `__str__` (an operator, a conversion, a comparison, an attribute
+    hook). Those two run only where a line formats a value: formats_values."""
     for c in ast.walk(tree):
         if isinstance(c, ast.ClassDef):
             for item in c.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
-                        item.decorator_list or (item.name.startswith('__') and item.name != '__init__')):
+                        item.decorator_list or (item.name.startswith('__') and item.name not in ('__init__', '__repr__', '__str__'))):
                     return True
+    return False
+
+
+def prints_its_own(tree):
+    """Whether a class of the program defines `__repr__` or `__str__`: a line that formats a value may run it."""
+    return any(isinstance(item, ast.FunctionDef) and item.name in ('__repr__', '__str__')
+               for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for item in c.body)
+
+
+def formats_values(node):
+    """Whether a statement may turn a value into text (an f-string, %-formatting, print, str, repr,
+    format, str.format): where the program prints its own, that runs its __repr__ or __str__."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.JoinedStr) or (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)):
+            return True
+        if isinstance(n, ast.Call) and ((isinstance(n.func, ast.Name) and n.func.id in ('print', 'str', 'repr', 'format'))
+                                        or (isinstance(n.func, ast.Attribute) and n.func.attr in ('format', 'format_map'))):
+            return True
     return False
 
 
@@ -1398,6 +1416,7 @@ def call_lines(tree, statements, rebound, pure, imports, direct):
     methods = {item.name for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for item in c.body
                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))}
     hidden = hides_calls(tree)
+    own_text = prints_its_own(tree)
     functions = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
     def plain(fn):
@@ -1417,7 +1436,7 @@ def call_lines(tree, statements, rebound, pure, imports, direct):
             continue
         calls = [c for c in ast.walk(node) if isinstance(c, ast.Call) and program_call(c)]
         openers = [x for x in ast.walk(node) if isinstance(x, FRAME_OPENERS)]
-        if len(calls) != 1 or openers:
+        if len(calls) != 1 or openers or (own_text and formats_values(node)):
             continue
         call, site = calls[0], {}
         if not unconditional(call, node):
@@ -1507,8 +1526,11 @@ def received_lines(tree, statements, rebound):
              and not any(isinstance(x, (ast.Yield, ast.YieldFrom, ast.Await)) for x in walk_own(n))}
     classes = program_classes(tree)
     hidden = hides_calls(tree)
+    own_text = prints_its_own(tree)
     out = {}
     for node in ast.walk(tree):
+        if own_text and isinstance(node, ast.stmt) and formats_values(node):
+            continue
         # `xs.append(CALL)`: the list gets the call's value (`appends`), where each argument is a name
         # or a constant (the rule checks no argument can be the list or hold it).
         appended = isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
