@@ -235,7 +235,7 @@ def exception_table(co):
         return None
 
 
-def analyse(co):
+def analyse(co, plain_attributes=False):
     ins = list(dis.get_instructions(co))
     first = co.co_firstlineno
     at = {i.offset: k for k, i in enumerate(ins)}
@@ -320,7 +320,7 @@ def analyse(co):
             names = {j.argval for j in dis.get_instructions(i.argval) if j.opname in LOADS and isinstance(j.argval, str)}
             loads.setdefault(line[k], set()).update(names)
     shared = set(co.co_cellvars) | set(co.co_freevars)
-    raises = raising_lines(co, ins, line)
+    raises = raising_lines(co, ins, line, plain_attributes)
     params = set(co.co_varnames[:param_count(co)]) if co.co_flags & CO_OPTIMIZED else None
     resume = next((k for k, i in enumerate(ins) if i.opname == 'RESUME'), -1)
     quiet = {first} - {line[k] for k in range(resume + 1, len(ins)) if line[k]}
@@ -335,14 +335,21 @@ def param_count(co):
     return co.co_argcount + co.co_kwonlyargcount + bool(co.co_flags & 0x04) + bool(co.co_flags & 0x08)
 
 
-def raising_lines(co, ins, line):
-    """The lines an exception event can report: see the module's docstring."""
+def raising_lines(co, ins, line, plain_attributes=False):
+    """The lines an exception event can report: see the module's docstring. Where `plain_attributes`
+    (a method of a class of the program's, in a program whose classes hook no attribute store:
+    no __setattr__, __slots__, descriptor or property), storing an attribute of its first
+    parameter, never rebound, cannot raise (`self.seen = 0`)."""
     n_params = param_count(co)
     deleted = {i.argval for i in ins if i.opname == 'DELETE_FAST'}
     safe_loads = set(co.co_varnames[:n_params]) - deleted - set(co.co_cellvars)
+    stored = {i.argval for i in ins if i.opname in ('STORE_FAST', 'DELETE_FAST')}
+    self_name = co.co_varnames[0] if plain_attributes and co.co_argcount > 0 and co.co_varnames[0] not in stored | set(co.co_cellvars) else None
     out = {co.co_firstlineno}
     for k, i in enumerate(ins):
         if i.opname in CANNOT_RAISE or (i.opname == 'LOAD_FAST' and i.argval in safe_loads):
+            continue
+        if self_name and i.opname == 'STORE_ATTR' and k > 0 and ins[k - 1].opname == 'LOAD_FAST' and ins[k - 1].argval == self_name:
             continue
         # `[1, 2, 3]` compiles to an empty list extended by a constant tuple.
         if i.opname == 'LIST_EXTEND' and k and ins[k - 1].opname == 'LOAD_CONST' and isinstance(ins[k - 1].argval, tuple):
@@ -1765,6 +1772,11 @@ def control_flow(source):
     frames = {}
     defs = {}
     definitions = definition_only_names(tree)
+    # A method's `self.x = v` raises nothing where no class hooks attribute stores.
+    plain_classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    plain_attributes = not hides_calls(tree) and not any(
+        isinstance(n, (ast.Name, ast.Attribute, ast.Constant)) and (getattr(n, 'id', None) or getattr(n, 'attr', None) or n.__dict__.get('value'))
+        in ('__setattr__', '__slots__', '__get__', '__set__', '__delattr__', 'setattr', 'property') for n in ast.walk(tree))
     declared_global = {name for n in ast.walk(tree) if isinstance(n, ast.Global) for name in n.names}
     # (line, kind) -> a comprehension's free variables; None where two share the key.
     free = {}
@@ -1776,7 +1788,7 @@ def control_flow(source):
             free[key] = None if key in free else sorted(co.co_freevars)
         for line, names in function_defs(co).items():
             defs.setdefault(line, {}).update(names)
-        info = analyse(co)
+        info = analyse(co, plain_attributes and co.co_qualname.count('.') == 1 and co.co_qualname.split('.')[0] in plain_classes)
         info['shown'] = None if co.co_flags & CO_OPTIMIZED else namespace_names(co, definitions, declared_global)
         frames[co.co_name] = merge(frames[co.co_name], info) if co.co_name in frames else info
         stack.extend(c for c in co.co_consts if isinstance(c, types.CodeType))
