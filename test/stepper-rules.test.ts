@@ -274,6 +274,10 @@ describe('whole programs: the module, a class, its constructor and methods (sema
     expect(flow.unboundOnCall('Stock')).toEqual(new Set(['count']));
     expect(flow.unboundOnCall('main')).toEqual(new Set(['s', 'item', 'qty', 'n', 'got']));
     expect(flow.branches.get(21)).toEqual({ test: 'True', body: 22 });
+    // A method storing its own attributes raises nothing where no class hooks attribute stores.
+    expect(flow.raisesOf('__init__')!.has(4)).toBe(false);
+    // A subclass of list prints as a list: nothing is read off such a program's reprs.
+    expect((await ControlFlow.of(`class Bag(list):\n    pass\n${PROGRAM}`))!.calls.size).toBe(0);
     expect((await oracle(flow, into, module(21))).landing().line?.bare).toEqual(new Set([22]));
   });
 
