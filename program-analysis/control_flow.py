@@ -742,23 +742,7 @@ def module_constants(tree, rebound):
     only reads it, `read_only`, or the object is immutable: a str, a number); `literal`: EXPR's
     repr where it is a literal (whole, where the frame shows it cut); `line`, and `straight`:
     the line is in the top level's straight start, so a module frame past it has run it."""
-    bindings = {}
-    for n in ast.walk(tree):
-        names = []
-        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
-            names = [n.id]
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names = [n.name]
-        elif isinstance(n, (ast.Import, ast.ImportFrom)):
-            names = [(a.asname or a.name).split('.')[0] for a in n.names]
-        elif isinstance(n, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and n.name:
-            names = [n.name]
-        elif isinstance(n, ast.arg):
-            names = [n.arg]
-        elif isinstance(n, (ast.Global, ast.Nonlocal)):
-            names = list(n.names) * 2
-        for name in names:
-            bindings[name] = bindings.get(name, 0) + 1
+    bindings = binding_counts(tree)
     parents = parent_map(tree)
     passed = read_only_params(tree, rebound, parents)
     # The top level's straight start: its statements before the first that can branch or loop.
@@ -1054,22 +1038,33 @@ def calls_a_method(node, pure_bodies, modules=()):
     return False
 
 
-def module_imports(tree):
-    """The program's module-level imports the walker may bind, by the name each binds once and
-    nothing else binds: {'modules': {alias: module}, 'names': {name: 'module.attr'}}."""
-    bound = {}
+def binding_counts(tree):
+    """name -> how many places in the program bind it: stores, defs and classes, imports, except-as
+    and match captures, parameters; a `global` or `nonlocal` counts twice (another scope binds it)."""
+    counts = {}
     for n in ast.walk(tree):
         names = []
         if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
             names = [n.id]
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names = [n.name]
-        elif isinstance(n, ast.arg):
-            names = [n.arg]
         elif isinstance(n, (ast.Import, ast.ImportFrom)):
             names = [(a.asname or a.name).split('.')[0] for a in n.names]
+        elif isinstance(n, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and n.name:
+            names = [n.name]
+        elif isinstance(n, ast.arg):
+            names = [n.arg]
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            names = list(n.names) * 2
         for name in names:
-            bound[name] = bound.get(name, 0) + 1
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def module_imports(tree):
+    """The program's module-level imports the walker may bind, by the name each binds once and
+    nothing else binds: {'modules': {alias: module}, 'names': {name: 'module.attr'}}."""
+    bound = binding_counts(tree)
     modules, attrs = {}, {}
     for n in tree.body:
         if isinstance(n, ast.Import):
@@ -1718,10 +1713,7 @@ def class_entries(tree):
     if any(c.keywords for c in classes) or any(
             isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == '__prepare__' for n in ast.walk(tree)):
         return {}
-
-    def dotted(node):
-        return isinstance(node, ast.Name) or (isinstance(node, ast.Attribute) and dotted(node.value))
-    return {c.lineno: c.name for c in classes if not c.decorator_list and all(dotted(b) for b in c.bases)}
+    return {c.lineno: c.name for c in classes if not c.decorator_list and all(dotted_name(b) is not None for b in c.bases)}
 
 
 def class_statement_lines(tree):

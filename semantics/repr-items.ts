@@ -17,6 +17,9 @@ export interface ReprItems {
 
 const OPEN: Readonly<Record<string, string>> = { '[': ']', '(': ')', '{': '}' };
 
+/** A repr of a value no one can change and no other name can share a change of: a str, bytes, a number, a bool, None. */
+export const IMMUTABLE_REPR = /^(?:['"0-9-]|b['"]|None$|True$|False$)/;
+
 /** The items of a list, tuple, set, frozenset, dict or str repr; undefined for any other repr. */
 export function reprItems(repr: string): ReprItems | undefined {
   const complete = !repr.endsWith(ELLIPSIS);

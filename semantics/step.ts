@@ -6,6 +6,7 @@
  */
 import type { Action, Event, State } from '../grammar/state.js';
 import { ELLIPSIS } from '../grammar/truncate.js';
+import { IMMUTABLE_REPR } from './repr-items.js';
 import { type ControlFlow, runsStatements } from '../program-analysis/control-flow.js';
 import type { RunHistory } from './history.js';
 import type { SessionRequest, SessionResult } from './python-session.js';
@@ -117,8 +118,6 @@ export class Step {
   }
 }
 
-/** A repr of an object no code can change: a str, bytes, a number, a bool, None. */
-const IMMUTABLE = /^(?:['"0-9-]|b['"]|True$|False$|None$)/;
 
 /**
  * Step.globals: the module's constants a frame of a function of the program reads, where the
@@ -138,7 +137,7 @@ function moduleValues(flow: ControlFlow, prev: State | undefined, entry: State |
     const shown = module?.locals[name];
     const ran = constant.straight && constant.literal !== undefined && prev.stack[0]!.line > constant.line;
     const value = shown === undefined && !ran ? undefined : (constant.literal ?? shown);
-    if (value !== undefined && !value.endsWith(ELLIPSIS) && (constant.read_only || IMMUTABLE.test(value))) out[name] = value;
+    if (value !== undefined && !value.endsWith(ELLIPSIS) && (constant.read_only || IMMUTABLE_REPR.test(value))) out[name] = value;
   }
   return out;
 }

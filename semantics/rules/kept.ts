@@ -17,6 +17,7 @@
  */
 import type { Event, State } from '../../grammar/state.js';
 import { ELLIPSIS } from '../../grammar/truncate.js';
+import { IMMUTABLE_REPR } from '../repr-items.js';
 import { type ControlFlow, type FrameFlow, runsStatements } from '../../program-analysis/control-flow.js';
 import type { ValueFact } from '../facts.js';
 import type { Rule } from '../rule.js';
@@ -50,8 +51,6 @@ export const kept: Rule = {
   },
 };
 
-/** A repr of a value no one can change (a str, a number, None, a bool): nothing can be another name of it. */
-const IMMUTABLE = /^(?:['"0-9-]|b['"]|None$|True$|False$)/;
 /** A repr that holds an object's: a default repr, or a constructor form (`Node(50)`, `Counter({…})`). */
 const OBJECT = /<|[A-Za-z_][\w.]*\(/;
 
@@ -73,7 +72,7 @@ function untouchedByCall(step: Step): ((name: string, before: string) => boolean
   const call = history.frameStates?.at(-1);
   if (!changes || flow.classState || !call || call.event !== 'call' || call.stack.length !== step.prev!.stack.length) return null;
   // The module's names any callee can change in place: only their immutable values stay.
-  if (caller.stack.length === 1) return (name, before) => !changes.has(name) && IMMUTABLE.test(before);
+  if (caller.stack.length === 1) return (name, before) => !changes.has(name) && IMMUTABLE_REPR.test(before);
   const entry = history.entry;
   const module = entry && entry.stack.length === 1 && entry.stack[0]!.function === '<module>' ? Object.values(entry.locals) : [];
   // A parameter the callee never rebinds that shows at its return what it showed at its call
@@ -81,12 +80,12 @@ function untouchedByCall(step: Step): ((name: string, before: string) => boolean
   const callee = flow.frames.get(call.stack[call.stack.length - 1]!.function);
   const returned = step.prev!.locals;
   const unchanged = (p: string, v: string) => callee?.params?.has(p) && !callee.storedAnywhere.has(p) && returned[p] === v && !v.endsWith(ELLIPSIS);
-  const reached = [...Object.entries(call.locals).filter(([p, v]) => !unchanged(p, v)).map(([, v]) => v), ...module].filter((v) => !IMMUTABLE.test(v));
+  const reached = [...Object.entries(call.locals).filter(([p, v]) => !unchanged(p, v)).map(([, v]) => v), ...module].filter((v) => !IMMUTABLE_REPR.test(v));
   // An object (`<…>`, `Node(50)`: a class's own repr may not show all it holds) may reach anything.
   if (reached.some((v) => OBJECT.test(v) || v.endsWith(ELLIPSIS))) return null;
   // A repr cut short may hold, past the cut, what the callee got: only where it got nothing it could change.
   const apart = (before: string) => reached.length === 0 || (!before.endsWith(ELLIPSIS) && reached.every((v) => !v.includes(before) && !before.includes(v)));
-  return (name, before) => !changes.has(name) && (IMMUTABLE.test(before) || (!OBJECT.test(before) && apart(before)));
+  return (name, before) => !changes.has(name) && (IMMUTABLE_REPR.test(before) || (!OBJECT.test(before) && apart(before)));
 }
 
 /** After a return, the names of the caller's line kept (null: none known), for a step from a return to the caller's next line, return or exception. */

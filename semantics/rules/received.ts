@@ -9,7 +9,7 @@
 import { type Received, runsStatements } from '../../program-analysis/control-flow.js';
 import { ELLIPSIS } from '../../grammar/truncate.js';
 import type { ValueFact } from '../facts.js';
-import { reprItems } from '../repr-items.js';
+import { IMMUTABLE_REPR, reprItems } from '../repr-items.js';
 import type { Rule } from '../rule.js';
 import type { Step } from '../step.js';
 
@@ -63,8 +63,6 @@ function unpacked(names: readonly string[], value: string, unstable: (name: stri
   return { values: Object.fromEntries(names.map((n, i): [string, ValueFact & { binds: true }] => [n, { kind: 'exact', repr: items.items[i]!, binds: true }])) };
 }
 
-/** A repr no object shares with another (a str, a number, None, a bool): not an alias of a list. */
-const IMMUTABLE = /^(?:['"0-9-]|b['"]|None$|True$|False$)/;
 
 /**
  * `XS.append(CALL)`: XS as the caller's state on the line showed it, the value at its end.
@@ -78,7 +76,7 @@ function appended(step: Step, line: Received, value: string) {
   if (!caller || xs === undefined || !xs.startsWith('[') || xs.endsWith(ELLIPSIS) || value.endsWith(ELLIPSIS) || step.unstable(line.appends!)) return undefined;
   for (const name of line.args ?? []) {
     const arg = caller.locals[name];
-    if (arg === undefined || (!IMMUTABLE.test(arg) && arg.includes(xs))) return undefined;
+    if (arg === undefined || (!IMMUTABLE_REPR.test(arg) && arg.includes(xs))) return undefined;
   }
   const repr = xs === '[]' ? `[${value}]` : `${xs.slice(0, -1)}, ${value}]`;
   return { values: { [line.appends!]: { kind: 'exact', repr, binds: true } as ValueFact & { binds: true } } };
