@@ -12,11 +12,34 @@ export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
 /** The embedded model: what `ndb` uses when no model is given (tests that start ndb without --model). */
 export const EMBEDDED_MODEL = join(ROOT, 'models', 'default');
-export const HAS_EMBEDDED_MODEL = existsSync(join(EMBEDDED_MODEL, 'manifest.json'));
+
+/** Whether the tests run in CI: the CI variable CI systems set (`.ci/run` runs with CI=true); unset, empty, `false` or `0`: not CI. */
+export function inCI(env: NodeJS.ProcessEnv = process.env): boolean {
+  const ci = env.CI?.trim().toLowerCase();
+  return ci !== undefined && ci !== '' && ci !== 'false' && ci !== '0';
+}
+
+/**
+ * Whether `dir` holds a model (its manifest.json). Off CI a missing model skips the tests that
+ * run it (warnWithoutModel says which). In CI it throws: a shipped model gone missing must fail
+ * the run loudly, not leave it green with every model test skipped.
+ */
+export function modelPresent(dir: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (existsSync(join(dir, 'manifest.json'))) return true;
+  if (inCI(env)) {
+    throw new Error(
+      `no model at ${dir} (no manifest.json): in CI the tests that run the model must run, not be skipped. ` +
+        'Restore models/default (git checkout -- models/default), or set NDB_TEST_MODEL to a folder written by training/export_onnx.py.',
+    );
+  }
+  return false;
+}
+
+export const HAS_EMBEDDED_MODEL = modelPresent(EMBEDDED_MODEL);
 
 /** The model folder the model tests load: $NDB_TEST_MODEL (one written by training/export_onnx.py), else the embedded model. */
 export const MODEL_DIR = process.env.NDB_TEST_MODEL ?? EMBEDDED_MODEL;
-export const HAS_MODEL = existsSync(join(MODEL_DIR, 'manifest.json'));
+export const HAS_MODEL = modelPresent(MODEL_DIR);
 
 /** A model folder's context in tokens (its config.json's max_position_embeddings): what tests that fill or cut the context scale with. */
 export const modelContext = (dir: string): number => ModelConfigSchema.parse(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))).max_position_embeddings;
