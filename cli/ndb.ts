@@ -21,7 +21,9 @@ import { addCommand, addGroup, defineCommand, type FlagSpecs, type Parsed, runPr
 import { DAP_COMMAND } from './dap.js';
 import { DEBUG_COMMAND } from './debug-repl.js';
 import { LSP_COMMAND } from './lsp.js';
+import { MCP_COMMAND } from './mcp.js';
 import { VERIFY_COMMAND } from './verify.js';
+import { PythonMissingError } from '../python/python-helper.js';
 import { ProgressBar, formatSeconds } from '../util/progress.js';
 
 /** An error the user can act on: printed as one line, exit code 2, never a stack dump. */
@@ -259,7 +261,7 @@ function program(usage: (message: string) => Error): Command {
   for (const c of [DATA_BUILD, DATA_TOKENIZER, DATA_TOKENIZE, DATA_CHECK]) addCommand(data, c, usage);
   const evaluation = addGroup(ndb, 'eval', 'measure the model: make-heldout, states, cruxeval, verify');
   for (const c of EVAL_COMMANDS) addCommand(evaluation, c, usage);
-  for (const c of [VERIFY_COMMAND, DEBUG_COMMAND, DAP_COMMAND, LSP_COMMAND]) addCommand(ndb, c, usage);
+  for (const c of [VERIFY_COMMAND, DEBUG_COMMAND, DAP_COMMAND, LSP_COMMAND, MCP_COMMAND]) addCommand(ndb, c, usage);
   return ndb;
 }
 
@@ -284,7 +286,8 @@ function pathRefusal(err: unknown): string | null {
 const usage = (message: string) => new UsageError(message);
 runProgram(program(usage), process.argv.slice(2), usage).catch((err: unknown) => {
   const refusal = pathRefusal(err);
-  const known = err instanceof UsageError || err instanceof TraceFailure || err instanceof DataInputError || refusal !== null;
+  // A missing Python is the machine's (what to install is in its message), not a bug in ndb.
+  const known = err instanceof UsageError || err instanceof TraceFailure || err instanceof DataInputError || err instanceof PythonMissingError || refusal !== null;
   process.stderr.write(`ndb: error: ${refusal ?? (err as Error).message}\n`);
   if (!known) process.stderr.write('ndb: this is a bug in ndb; please report it with the command you ran\n');
   process.exitCode = 2;

@@ -80,6 +80,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['evaluation'],
   // The language server: the debugger's runtime in a worker, evaluation's test cases for its verdicts.
   ['lsp'],
+  // The MCP server for coding agents: the debugger's runtime and queries, evaluation's verdicts and Best@k.
+  ['mcp'],
   // What one runs: the `ndb` command (each command's wiring, `ndb eval` included), the VS Code
   // extension (protocol/ only: it talks to ndb over DAP and LSP), the benchmark.
   ['cli', 'extension', 'bench'],

@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { ChildProcessByStdio, ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { pythonExecutable } from '../python/python-helper.js';
+import { pythonExecutable, pythonMissingMessage } from '../python/python-helper.js';
 import { declareUtf8, NUL_IN_ARGS, sourceLines } from '../python/source.js';
 import { TracerRecordSchema, type Trace, type TraceError, type TraceEvent, type TraceExit } from './events.js';
 
@@ -271,7 +271,7 @@ function runTracerIn(req: TraceRequest, sandbox: { work: string } | null): Promi
     };
 
     child.on('error', (err) =>
-      settle(() => reject(new TraceFailure('python', `cannot run ${python}: ${err.message} (set NDB_PYTHON)`))),
+      settle(() => reject(new TraceFailure('python', pythonMissingMessage(python, err.message)))),
     );
 
     // 'close' comes after stdout has ended, so every line has been seen.
