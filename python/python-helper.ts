@@ -20,6 +20,30 @@ export function pythonExecutable(): string {
   return process.env.NDB_PYTHON ?? (existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3');
 }
 
+/**
+ * What to say when the Python could not be started (`why`: the system's reason, e.g. `spawn
+ * python3 ENOENT`): a prerequisite missing on this machine, said with what to install and how
+ * to point ndb at another Python; not a bug in ndb.
+ */
+export function pythonMissingMessage(python: string, why: string): string {
+  const set = process.env.NDB_PYTHON !== undefined ? `NDB_PYTHON is set to ${python}, which` : `${python}`;
+  return (
+    `cannot run Python: ${set} could not be started (${why}). ndb needs CPython 3.11 to read and trace programs: ` +
+    'install it (Debian or Ubuntu: apt-get install python3), or set NDB_PYTHON to a Python 3.11 interpreter (export NDB_PYTHON=/path/to/python3.11)'
+  );
+}
+
+/** Python could not be started: the user's machine lacks it (pythonMissingMessage), not a bug in ndb. */
+export class PythonMissingError extends Error {
+  constructor(
+    readonly python: string,
+    why: string,
+  ) {
+    super(pythonMissingMessage(python, why));
+    this.name = 'PythonMissingError';
+  }
+}
+
 /** `name` next to the module at `moduleUrl` (its import.meta.url), in the source tree or beside dist/. */
 export function helperPath(name: string, moduleUrl: string): string {
   const folder = basename(dirname(fileURLToPath(moduleUrl)));
@@ -59,7 +83,7 @@ export function runPythonHelper(run: HelperRun): Promise<HelperResult> {
     // Python gone before it read its input (never started, crashed): the write fails with
     // EPIPE, and the 'error' or 'close' event says why.
     child.stdin.on('error', () => {});
-    child.on('error', (e) => reject(new Error(`cannot run ${pythonExecutable()}: ${e.message} (set NDB_PYTHON)`)));
+    child.on('error', (e) => reject(new PythonMissingError(pythonExecutable(), e.message)));
     child.on('close', (code) => {
       clearTimeout(timer);
       if (timedOut) return resolve({ timedOut: true });

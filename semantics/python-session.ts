@@ -33,7 +33,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { z } from 'zod';
-import { helperPath, pythonExecutable } from '../python/python-helper.js';
+import { helperPath, PythonMissingError, pythonExecutable } from '../python/python-helper.js';
 
 export interface PureFunction {
   params: string[];
@@ -220,7 +220,7 @@ export class PythonSession {
     child.on('error', (e) => {
       if (this.child !== child) return;
       this.child = undefined;
-      const error = new Error(`cannot run ${python}: ${e.message} (set NDB_PYTHON)`);
+      const error = new PythonMissingError(python, e.message);
       const waiting = [...(this.current ? [this.current] : []), ...this.queue.splice(0)];
       this.current = undefined;
       clearTimeout(this.timer);
