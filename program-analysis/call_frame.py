@@ -10,7 +10,7 @@ model to propose (the debugger's "infer arguments").
 
 The entry's `def` is found in the program's syntax tree; a stub with the same signature (no
 decorators, no annotations, literal defaults evaluated with ast.literal_eval, a body that
-returns its locals) is called with the arguments, so binding them to the parameters, the
+returns its parameters' values, naming nothing of the program's or the builtins') is called with the arguments, so binding them to the parameters, the
 locals' order and TypeError's message are exactly CPython's; reprs are the tracer's
 (tracer.py's Reprs). Prints one JSON object:
 
@@ -85,7 +85,11 @@ def _stub(fn, qualname):
             a.annotation = None
     args.defaults = [placeholder(d) for d in args.defaults]
     args.kw_defaults = [None if d is None else placeholder(d) for d in args.kw_defaults]
-    body = [ast.Return(ast.Call(ast.Name('locals', ast.Load()), [], []))]
+    # The bound parameters as a list of (name, value) pairs, built from the parameters
+    # themselves: no name is looked up outside the stub's own frame, so a function named
+    # `locals` or `dict`, or a parameter named `locals`, binds exactly as any other.
+    pairs = [ast.Tuple([ast.Constant(name), ast.Name(name, ast.Load())], ast.Load()) for name in _parameters(fn)]
+    body = [ast.Return(ast.List(pairs, ast.Load()))]
     stub = ast.FunctionDef(name=fn.name, args=args, body=body, decorator_list=[], returns=None, type_comment=None)
     module = ast.fix_missing_locations(ast.Module(body=[stub], type_ignores=[]))
     exec(compile(module, '<ndb entry stub>', 'exec'), namespace)
@@ -124,7 +128,7 @@ def call_frame(program, entry, args_text, infer=False):
     stub = _stub(fn, entry)
     reprs = Reprs(MAX_REPR)
     try:
-        bound = stub(*args, **kwargs)
+        bound = dict(stub(*args, **kwargs))
     except TypeError as e:
         return {'kind': 'error', 'value': reprs(e)}
     return {
