@@ -36,7 +36,10 @@ import { TraceFailure } from '../tracer/run-tracer.js';
 import { EvalError, evaluateExpression, valueRepr } from './evaluate.js';
 import { loadPredictor, ModelNotFoundError, type PredictorChoice } from './load-predictor.js';
 import { parsePyValue, typeName } from './python-values.js';
-import { type BreakpointView, type FrameView, type LaunchOptions, NeuralRuntime, type ProgressEvent, RuntimeError, type StopEvent } from './runtime.js';
+import { type BreakpointSpec, type BreakpointView, type DataWatchSpec, type FrameView, type FunctionBreakpointSpec, type LaunchOptions, type LogEvent, NeuralRuntime, type ProgressEvent, RuntimeError, type StopEvent } from './runtime.js';
+import { completionItems, EXCEPTION_FILTERS, stepInTargets } from './navigation.js';
+import { programInfo } from '../program-analysis/program-info.js';
+import { readPythonSource } from './read-source.js';
 import { predictedTrace, predictInputs } from './queries.js';
 import { checkArguments, checkMessage } from './requests.js';
 import type { RequestHint } from './transport.js';
@@ -147,8 +150,15 @@ export class NeuralDebugSession extends DebugSession {
   private program: string | null = null;
   /** The model loaded for each model folder and device this session was launched with. */
   private predictors = new Map<string, Promise<LoadedPredictor>>();
-  /** Lines asked for per source path, kept across launches (a relaunch gets them too). */
-  private breakpointLines = new Map<string, number[]>();
+  /** Breakpoints asked for per source path, kept across launches (a relaunch gets them too). */
+  private breakpointSpecs = new Map<string, BreakpointSpec[]>();
+  /** The function breakpoints, the data breakpoints and the exception filters: kept across launches. */
+  private functionBreakpoints: FunctionBreakpointSpec[] = [];
+  private dataWatches: DataWatchSpec[] = [];
+  /** debugpy's filters; uncaught is on until the client sets them (debugpy's default). */
+  private exceptionFilters = new Set<string>(['uncaught']);
+  /** The step-in targets last offered (id → function), for stepIn's targetId. */
+  private stepTargets = new Map<number, string>();
   private configured = deferred<void>();
   /** Resolves once a launch has set up its runtime; breakpoints wait for it (they need the program). */
   private launched = deferred<void>();
@@ -267,6 +277,20 @@ export class NeuralDebugSession extends DebugSession {
       supportsCancelRequest: true,
       supportsExceptionInfoRequest: true,
       supportsTerminateRequest: true,
+      supportsConditionalBreakpoints: true,
+      supportsHitConditionalBreakpoints: true,
+      supportsLogPoints: true,
+      supportsFunctionBreakpoints: true,
+      supportsBreakpointLocationsRequest: true,
+      exceptionBreakpointFilters: EXCEPTION_FILTERS.map((f) => ({ ...f })),
+      supportsDataBreakpoints: true,
+      supportsStepInTargetsRequest: true,
+      supportsGotoTargetsRequest: true,
+      supportsRestartFrame: true,
+      supportsCompletionsRequest: true,
+      completionTriggerCharacters: ['.'],
+      supportsSetExpression: true,
+      supportsClipboardContext: true,
     };
     this.sendResponse(response);
     // Breakpoints may come now; they wait for launch to name the program (setBreakPointsRequest).
@@ -321,7 +345,10 @@ export class NeuralDebugSession extends DebugSession {
       const dir = args.model ? resolve(args.model) : defaultModelDir();
       this.launchedModel = { dir, label: args.model ? basename(dir) : 'default', device: args.device ?? 'cpu', predictor: this.predictorFor(args) };
       const program = (this.program = resolve(args.program));
-      await runtime.setBreakpoints(this.breakpointLines.get(program) ?? [], program);
+      await runtime.setBreakpoints(this.breakpointSpecs.get(program) ?? [], program);
+      await runtime.setFunctionBreakpoints(this.functionBreakpoints);
+      runtime.setDataBreakpoints(this.dataWatches);
+      runtime.setBreakOnRaised(this.exceptionFilters.has('raised'));
       return { runtime, options: launchOptions(program, args) };
     } finally {
       this.launched.resolve();
@@ -338,6 +365,13 @@ export class NeuralDebugSession extends DebugSession {
     const runtime = new NeuralRuntime(predictor);
     runtime.on('output', (text: string, category: string) => this.sendEvent(new OutputEvent(text, category)));
     runtime.on('progress', (p: ProgressEvent) => this.reportProgress(p));
+    // A logpoint's message, at its line (VS Code links it to the source).
+    runtime.on('log', (e: LogEvent) => {
+      const output: DebugProtocol.OutputEvent = new OutputEvent(`${e.text}\n`, SHOWN);
+      output.body.source = this.source();
+      output.body.line = this.convertDebuggerLineToClient(e.line);
+      this.sendEvent(output);
+    });
     // A breakpoint that falls outside the cut the model sees, found at launch: unverified after all.
     runtime.on('breakpoint', (b: BreakpointView) => {
       const line = this.convertDebuggerLineToClient(b.line);
@@ -373,22 +407,27 @@ export class NeuralDebugSession extends DebugSession {
 
   protected override setBreakPointsRequest(response: DebugProtocol.SetBreakpointsResponse, args: DebugProtocol.SetBreakpointsArguments): void {
     void this.handle(response, async () => {
-      const lines = (args.breakpoints ?? args.lines?.map((line) => ({ line })) ?? []).map((b) => this.convertClientLineToDebugger(b.line));
+      const specs: BreakpointSpec[] = (args.breakpoints ?? args.lines?.map((line) => ({ line })) ?? []).map((b: DebugProtocol.SourceBreakpoint) => ({
+        line: this.convertClientLineToDebugger(b.line),
+        ...(b.condition?.trim() ? { condition: b.condition.trim() } : {}),
+        ...(b.hitCondition?.trim() ? { hitCondition: b.hitCondition.trim() } : {}),
+        ...(b.logMessage !== undefined && b.logMessage !== '' ? { logMessage: b.logMessage } : {}),
+      }));
       const path = args.source.path ? resolve(args.source.path) : undefined;
-      if (path) this.breakpointLines.set(path, lines);
+      if (path) this.breakpointSpecs.set(path, specs);
       await this.launched.promise;
-      response.body = { breakpoints: await this.breakpoints(path, lines) };
+      response.body = { breakpoints: await this.breakpoints(path, specs) };
       this.sendResponse(response);
     });
   }
 
-  private async breakpoints(path: string | undefined, lines: number[]): Promise<DebugProtocol.Breakpoint[]> {
+  private async breakpoints(path: string | undefined, specs: BreakpointSpec[]): Promise<DebugProtocol.Breakpoint[]> {
     if (!this.program) throw new RuntimeError('no program is launched yet: the breakpoints are kept for the next launch');
     if (path !== this.program) {
       const message = `ndb debugs one file, ${this.program}: no stop can happen in ${path ?? 'this source'}`;
-      return lines.map((line) => ({ verified: false, line: this.convertDebuggerLineToClient(line), message }));
+      return specs.map((b) => ({ verified: false, line: this.convertDebuggerLineToClient(b.line), message }));
     }
-    const views = await this.requireRuntime().setBreakpoints(lines, path);
+    const views = await this.requireRuntime().setBreakpoints(specs, path);
     return views.map((b) => ({
       // The file's line: unique in the one file ndb debugs (the breakpoint event names it).
       id: b.line,
@@ -397,6 +436,120 @@ export class NeuralDebugSession extends DebugSession {
       source: this.source(),
       ...(b.message ? { message: b.message } : {}),
     }));
+  }
+
+  /** Function breakpoints: each stops at the function's first line of code (as pdb's `b function`). */
+  protected override setFunctionBreakPointsRequest(response: DebugProtocol.SetFunctionBreakpointsResponse, args: DebugProtocol.SetFunctionBreakpointsArguments): void {
+    void this.handle(response, async () => {
+      this.functionBreakpoints = args.breakpoints.map((b) => ({ name: b.name, ...(b.condition?.trim() ? { condition: b.condition.trim() } : {}), ...(b.hitCondition?.trim() ? { hitCondition: b.hitCondition.trim() } : {}) }));
+      await this.launched.promise;
+      const views = await this.requireRuntime().setFunctionBreakpoints(this.functionBreakpoints);
+      response.body = {
+        breakpoints: views.map((v) => ({
+          verified: v.verified,
+          ...(v.line !== undefined ? { line: this.convertDebuggerLineToClient(v.line), source: this.source() } : {}),
+          ...(v.message ? { message: v.message } : {}),
+        })),
+      };
+      this.sendResponse(response);
+    });
+  }
+
+  /** debugpy's exception filters: raised (every predicted exception a continue passes), uncaught and userUnhandled (a run predicted to end raising). */
+  protected override setExceptionBreakPointsRequest(response: DebugProtocol.SetExceptionBreakpointsResponse, args: DebugProtocol.SetExceptionBreakpointsArguments): void {
+    void this.handle(response, async () => {
+      const known = new Set(EXCEPTION_FILTERS.map((f) => f.filter));
+      const filters = [...args.filters, ...(args.filterOptions ?? []).map((o) => o.filterId)];
+      const unknown = filters.filter((f) => !known.has(f));
+      if (unknown.length) throw new RuntimeError(`unknown exception filter ${unknown.map((f) => JSON.stringify(f)).join(', ')}: ndb offers ${[...known].join(', ')}`);
+      if ((args.filterOptions ?? []).some((o) => o.condition)) throw new RuntimeError('exception filters take no condition in ndb');
+      this.exceptionFilters = new Set(filters);
+      this.runtime?.setBreakOnRaised(this.exceptionFilters.has('raised'));
+      response.body = { breakpoints: filters.map(() => ({ verified: true })) };
+      this.sendResponse(response);
+    });
+  }
+
+  /** The lines in a range where a breakpoint can stop (the program's executable lines, as CPython compiles it). */
+  protected override breakpointLocationsRequest(response: DebugProtocol.BreakpointLocationsResponse, args: DebugProtocol.BreakpointLocationsArguments): void {
+    void this.handle(response, async () => {
+      const path = args.source.path ? resolve(args.source.path) : undefined;
+      if (!path) throw new RuntimeError('breakpointLocations needs a source path: ndb debugs files');
+      const first = this.convertClientLineToDebugger(args.line);
+      const last = args.endLine === undefined ? first : this.convertClientLineToDebugger(args.endLine);
+      if (last < first) throw new RuntimeError(`endLine ${args.endLine} is before line ${args.line}`);
+      let lines: readonly number[];
+      const runtime = this.runtime;
+      if (runtime && runtime.programPath === path && runtime.program?.kind === 'ok') {
+        lines = runtime.program.executableLines;
+      } else {
+        let text: string;
+        try {
+          text = await readPythonSource(path);
+        } catch (err) {
+          throw new RuntimeError((err as Error).message);
+        }
+        const info = await programInfo(text);
+        if (info.kind === 'error') throw new RuntimeError(`${path}: ${info.message}`);
+        lines = info.executableLines;
+      }
+      const cut = runtime?.programPath === path ? runtime.programCut : null;
+      response.body = { breakpoints: lines.filter((l) => l >= first && l <= last && (!cut || cut.sees(l))).map((l) => ({ line: this.convertDebuggerLineToClient(l) })) };
+      this.sendResponse(response);
+    });
+  }
+
+  /** A local (of a frame's Locals scope, or named in a frame) that a data breakpoint can watch for a change of value. */
+  protected override dataBreakpointInfoRequest(response: DebugProtocol.DataBreakpointInfoResponse, args: DebugProtocol.DataBreakpointInfoArguments): void {
+    void this.handle(response, async () => {
+      const runtime = this.requireRuntime();
+      const stop = runtime.current;
+      if (!stop) throw new RuntimeError('there is no state to watch a variable in: the run ended before its first stop');
+      let frameId: number;
+      if (args.variablesReference !== undefined && args.variablesReference !== 0) {
+        const container = this.requireView().container(args.variablesReference);
+        if (!container) throw new RuntimeError('that variable is gone: the program has moved since');
+        if (container.kind !== 'locals') {
+          response.body = { dataId: null, description: `only a whole local can be watched: ${args.name} is part of a value` };
+          this.sendResponse(response);
+          return;
+        }
+        frameId = container.frame;
+      } else {
+        frameId = this.frame(args.frameId).id;
+      }
+      const frame = this.frame(frameId + FRAME_ID_BASE);
+      const name = args.name.trim();
+      if (!/^[\p{ID_Start}_][\p{ID_Continue}]*$/u.test(name)) {
+        response.body = { dataId: null, description: `only a local variable can be watched, not the expression ${JSON.stringify(args.name)}` };
+        this.sendResponse(response);
+        return;
+      }
+      if (!frame.locals || !Object.hasOwn(frame.locals, name)) throw new RuntimeError(`no variable '${name}' in ${frame.function} at this stop`);
+      const stack = stop.state.stack;
+      const watched: DataWatchSpec = { name, frame: stack.slice(0, stack.length - frameId).map((f) => f.function) };
+      response.body = { dataId: JSON.stringify(watched), description: `${name} in ${frame.function} changes (predicted)`, accessTypes: ['write'], canPersist: true };
+      this.sendResponse(response);
+    });
+  }
+
+  /** Data breakpoints: a continue steps through the predicted run and stops at the first state after which a watched local differs. */
+  protected override setDataBreakpointsRequest(response: DebugProtocol.SetDataBreakpointsResponse, args: DebugProtocol.SetDataBreakpointsArguments): void {
+    void this.handle(response, async () => {
+      const watches: DataWatchSpec[] = [];
+      const views: DebugProtocol.Breakpoint[] = args.breakpoints.map((b) => {
+        const spec = parseDataId(b.dataId);
+        if (!spec) return { verified: false, message: `${JSON.stringify(b.dataId)} is not a data id from dataBreakpointInfo` };
+        if (b.accessType && b.accessType !== 'write') return { verified: false, message: `only changes (write) can be watched: a predicted run shows values, not ${b.accessType}s` };
+        if (b.condition || b.hitCondition) return { verified: false, message: 'data breakpoints take no condition or hit count in ndb' };
+        watches.push(spec);
+        return { verified: true, description: `${spec.name} in ${spec.frame.at(-1)} changes` } as DebugProtocol.Breakpoint;
+      });
+      this.dataWatches = watches;
+      this.runtime?.setDataBreakpoints(watches);
+      response.body = { breakpoints: views };
+      this.sendResponse(response);
+    });
   }
 
   protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
@@ -410,8 +563,55 @@ export class NeuralDebugSession extends DebugSession {
     this.step(response, (rt) => rt.stepOver());
   }
 
-  protected override stepInRequest(response: DebugProtocol.StepInResponse): void {
-    this.step(response, (rt) => rt.stepIn());
+  protected override stepInRequest(response: DebugProtocol.StepInResponse, args: DebugProtocol.StepInArguments): void {
+    if (args.targetId === undefined) return this.step(response, (rt) => rt.stepIn());
+    const target = this.stepTargets.get(args.targetId);
+    if (target === undefined) {
+      this.sendErrorResponse(response, { id: ERROR_USER, format: `no step-in target ${args.targetId} at this stop: ask stepInTargets again`, showUser: true, variables: {} });
+      return;
+    }
+    this.step(response, (rt) => rt.stepInto(target));
+  }
+
+  /** The calls of the current line into the program's own functions (a builtin's call has no predicted frame). */
+  protected override stepInTargetsRequest(response: DebugProtocol.StepInTargetsResponse, args: DebugProtocol.StepInTargetsArguments): void {
+    void this.handle(response, async () => {
+      const frame = this.frame(args.frameId);
+      if (frame.id !== 0) throw new RuntimeError('step-in targets are those of the current line: pick the innermost frame');
+      const runtime = this.requireRuntime();
+      if (runtime.ended) throw new RuntimeError('the run has ended: step back to a state to step into a call');
+      const targets = stepInTargets(runtime.programLines[frame.line - 1] ?? '', runtime.program);
+      this.stepTargets = new Map(targets.map((t, i) => [i + 1, t.function]));
+      response.body = {
+        targets: targets.map((t, i) => ({ id: i + 1, label: t.label, line: this.convertDebuggerLineToClient(frame.line), column: this.convertDebuggerColumnToClient(t.column), endColumn: this.convertDebuggerColumnToClient(t.endColumn) })),
+      };
+      this.sendResponse(response);
+    });
+  }
+
+  /** pdb's jump: the lines of the current frame's function the prediction can go on from. */
+  protected override gotoTargetsRequest(response: DebugProtocol.GotoTargetsResponse, args: DebugProtocol.GotoTargetsArguments): void {
+    void this.handle(response, async () => {
+      const runtime = this.requireRuntime();
+      const path = args.source.path ? resolve(args.source.path) : undefined;
+      if (path !== this.program) throw new RuntimeError(`ndb debugs one file, ${this.program}: cannot jump into ${path ?? 'this source'}`);
+      const stop = runtime.current;
+      if (!stop || runtime.ended) throw new RuntimeError('the run has ended: step back to a state to jump from it');
+      const line = this.convertClientLineToDebugger(args.line);
+      runtime.checkJump(stop.state, line);
+      const text = (runtime.programLines[line - 1] ?? '').trim();
+      response.body = { targets: [{ id: line, label: `line ${line}: ${text}`, line: this.convertDebuggerLineToClient(line) }] };
+      this.sendResponse(response);
+    });
+  }
+
+  protected override gotoRequest(response: DebugProtocol.GotoResponse, args: DebugProtocol.GotoArguments): void {
+    this.step(response, (rt) => rt.jump(args.targetId));
+  }
+
+  /** Back to the call of a frame (the state the predicted run holds for it). */
+  protected override restartFrameRequest(response: DebugProtocol.RestartFrameResponse, args: DebugProtocol.RestartFrameArguments): void {
+    this.step(response, async (rt) => rt.restartFrame(this.frame(args.frameId).id));
   }
 
   protected override stepOutRequest(response: DebugProtocol.StepOutResponse): void {
@@ -475,6 +675,8 @@ export class NeuralDebugSession extends DebugSession {
       stopped.body.text = description;
     }
     stopped.body.allThreadsStopped = true;
+    const line = this.runtime?.current?.state.line;
+    if (event.reason === 'breakpoint' && line !== undefined && !this.runtime?.ended) (stopped.body as DebugProtocol.StoppedEvent['body']).hitBreakpointIds = [line];
     // ndb's own field (clients ignore what they do not know): whether the stop was a
     // background guess, and the prediction's work, for tools that measure the adapter (bench/).
     (stopped.body as { ndb?: NdbStopInfo }).ndb = {
@@ -494,7 +696,9 @@ export class NeuralDebugSession extends DebugSession {
    */
   private stopReason(event: StopEvent): string {
     if (event.reason !== 'end') return event.reason;
-    return this.runtime?.ended?.exit.kind === 'error' ? 'exception' : 'step';
+    // A run predicted to end raising: an exception stop where the client breaks on uncaught ones (debugpy's default).
+    const breaks = this.exceptionFilters.has('uncaught') || this.exceptionFilters.has('userUnhandled');
+    return this.runtime?.ended?.exit.kind === 'error' && breaks ? 'exception' : 'step';
   }
 
   protected override pauseRequest(response: DebugProtocol.PauseResponse): void {
@@ -588,6 +792,39 @@ export class NeuralDebugSession extends DebugSession {
       this.sendResponse(response);
       // The scope's verify note and the other views may change with the edit.
       if (this.clientHandlesInvalidated) this.sendEvent(new InvalidatedEvent(['variables'], THREAD_ID));
+    });
+  }
+
+  /** A watch that names a local of the current stop: set it, as setVariable does (what follows is predicted from it). */
+  protected override setExpressionRequest(response: DebugProtocol.SetExpressionResponse, args: DebugProtocol.SetExpressionArguments): void {
+    void this.handle(response, async () => {
+      const runtime = this.requireRuntime();
+      const stop = runtime.current;
+      if (!stop || runtime.ended) throw new RuntimeError('the run has ended: step back to a state to change its variables');
+      const frame = this.frame(args.frameId);
+      const name = args.expression.trim();
+      if (frame.id !== 0) throw new RuntimeError("only the current frame's locals can be set: pick the innermost frame");
+      if (!/^[\p{ID_Start}_][\p{ID_Continue}]*$/u.test(name)) throw new RuntimeError(`only a watch that names a local can be set, not ${JSON.stringify(args.expression)} (set the whole variable to a new value)`);
+      if (!Object.hasOwn(stop.state.locals, name)) throw new RuntimeError(`no variable '${name}' in ${frame.function} at this stop`);
+      const repr = await valueRepr(args.value, stop.state.locals);
+      await runtime.setVariable(name, repr);
+      const parsed = parsePyValue(repr);
+      const type = [typeName(parsed), provenanceLabel({ kind: 'edited' })].filter(Boolean).join(' · ');
+      response.body = { value: repr, type, variablesReference: this.requireView().expandable(parsed, name) };
+      this.sendResponse(response);
+      if (this.clientHandlesInvalidated) this.sendEvent(new InvalidatedEvent(['variables'], THREAD_ID));
+    });
+  }
+
+  /** The Debug Console's completions: the frame's predicted locals, the builtins the evaluator knows, and after a dot the attributes of the value. */
+  protected override completionsRequest(response: DebugProtocol.CompletionsResponse, args: DebugProtocol.CompletionsArguments): void {
+    void this.handle(response, async () => {
+      const frame = this.frame(args.frameId);
+      const column = this.convertClientColumnToDebugger(args.column);
+      if (column < 1 || column > args.text.length + 1) throw new RuntimeError(`column ${args.column} is outside the text (${args.text.length} characters)`);
+      const { items, start, length } = await completionItems(args.text.slice(0, column - 1), frame.locals ?? {});
+      response.body = { targets: items.map((item) => ({ ...item, start: this.convertDebuggerColumnToClient(start + 1), length })) };
+      this.sendResponse(response);
     });
   }
 
@@ -772,6 +1009,19 @@ function parseLaunchArgs(raw: unknown): LaunchArgs {
 function launchOptions(program: string, a: LaunchArgs): LaunchOptions {
   const { entry, args, inferArgs, samples, temperature, stopOnEntry, verify, maxSteps, prefetch } = a;
   return { program, entry, args, inferArgs, samples, temperature, stopOnEntry, verify, maxSteps, prefetch };
+}
+
+/** A data breakpoint's id (dataBreakpointInfo's dataId) as what it watches, or null. */
+function parseDataId(dataId: string): DataWatchSpec | null {
+  try {
+    const v = JSON.parse(dataId) as unknown;
+    if (typeof v !== 'object' || v === null) return null;
+    const { name, frame } = v as Record<string, unknown>;
+    if (typeof name !== 'string' || !Array.isArray(frame) || frame.length === 0 || !frame.every((f) => typeof f === 'string')) return null;
+    return { name, frame: frame as string[] };
+  } catch {
+    return null;
+  }
 }
 
 /** One message for the user, saying what to do where there is something to do. */

@@ -32,13 +32,15 @@ import { truncateRepr } from '../grammar/truncate.js';
 import type { ProgramCut } from '../program-analysis/cut.js';
 import type { Entry } from '../program-analysis/entry-state.js';
 import type { Prediction, PredictionStats, PredictOptions, Predictor } from '../model-client/predictor.js';
-import { programInfo, type ProgramInfo } from '../program-analysis/program-info.js';
+import { functionAt, programInfo, type ProgramInfo } from '../program-analysis/program-info.js';
+import { MORE_LOCALS_KEY } from '../grammar/truncate.js';
+import { evaluateExpression } from './evaluate.js';
 import { CommandQueue } from './command-queue.js';
 import { newCounters, nextGuess, type PrefetchCounters, type PrefetchEvent, takeGuess } from './prefetch.js';
 import { RuntimeError } from './runtime-error.js';
 import { type End, type Stop, Timeline } from './timeline.js';
 import { readPythonSource } from './read-source.js';
-import { describeExit, sandboxProtections, type Verification, Verifier } from './verifier.js';
+import { describeExit, sandboxProtections, type Verification, Verifier, verifySandbox } from './verifier.js';
 
 export { RuntimeError };
 export type { PrefetchEvent };
@@ -75,7 +77,7 @@ export interface LaunchOptions {
  * the state is an exception event; end: the predicted end of the run; pause: a multi-step
  * command was cancelled or ran out of steps.
  */
-export type StopReason = 'entry' | 'step' | 'breakpoint' | 'exception' | 'end' | 'pause';
+export type StopReason = 'entry' | 'step' | 'breakpoint' | 'function breakpoint' | 'data breakpoint' | 'exception' | 'end' | 'pause' | 'goto' | 'restart';
 
 export interface StopEvent {
   reason: StopReason;
@@ -119,7 +121,155 @@ export interface BreakpointView {
   message?: string;
 }
 
+/**
+ * A line breakpoint as VS Code and pdb set them. Every field but the line is optional: a
+ * plain breakpoint stops each time a predicted state reaches the line.
+ */
+export interface BreakpointSpec {
+  line: number;
+  /** A Python expression over the predicted locals (the safe walker, adapter/evaluate.ts): stop only where it is true. */
+  condition?: string;
+  /** DAP's hit condition: `5` or `==5` (the 5th hit), `>5`, `>=5`, `<5`, `<=5`, `%5` (every 5th). */
+  hitCondition?: string;
+  /** A logpoint: this message, with each `{expression}` evaluated, is logged and the run goes on. */
+  logMessage?: string;
+  /** pdb's tbreak: removed once it stops. */
+  temporary?: boolean;
+  /** pdb's ignore: this many hits (where the condition holds) pass before it stops. */
+  ignoreCount?: number;
+}
+
+/** A function breakpoint: stops at the function's first line of code, as pdb's `b function`. */
+export interface FunctionBreakpointSpec {
+  /** The function's name or qualname (`f`, `Class.method`). */
+  name: string;
+  condition?: string;
+  hitCondition?: string;
+}
+
+export interface FunctionBreakpointView {
+  name: string;
+  verified: boolean;
+  /** The line it stops on (the function's first line of code). */
+  line?: number;
+  message?: string;
+}
+
+/**
+ * A data breakpoint: a local of one frame (named by its stack of functions, outermost first),
+ * watched for a change of value while a continue steps through the predicted run.
+ */
+export interface DataWatchSpec {
+  name: string;
+  frame: readonly string[];
+}
+
+/** A logpoint's message, logged where the run passed its line. */
+export interface LogEvent {
+  line: number;
+  text: string;
+}
+
+/** A breakpoint with what it counts. */
+interface Armed {
+  spec: BreakpointSpec;
+  /** Hits so far (reaches of the line where the condition held). */
+  hits: number;
+  /** Hits still to ignore (pdb's ignore). */
+  ignore: number;
+  /** A function breakpoint's function, for its stop's description. */
+  functionName?: string;
+}
+
+interface Watch {
+  spec: DataWatchSpec;
+  /** The value when last seen in its frame (undefined: not a local there). */
+  last: string | undefined;
+  /** Whether `last` belongs to the frame activation the run is in (a new call of the same function starts over). */
+  live: boolean;
+}
+
+/** A hit condition as a test of the hit count, or the reason it does not parse. */
+export function parseHitCondition(text: string): ((hits: number) => boolean) | { error: string } {
+  const m = /^\s*(==|>=|<=|>|<|%)?\s*(\d+)\s*$/.exec(text);
+  if (!m) return { error: `hit condition ${JSON.stringify(text)} does not parse: give a count (5), or one of ==5, >5, >=5, <5, <=5, %5` };
+  const n = Number(m[2]);
+  switch (m[1]) {
+    case '>':
+      return (h) => h > n;
+    case '>=':
+      return (h) => h >= n;
+    case '<':
+      return (h) => h < n;
+    case '<=':
+      return (h) => h <= n;
+    case '%':
+      if (n === 0) return { error: 'hit condition %0 divides by zero: give %N with N at least 1' };
+      return (h) => h % n === 0;
+    default:
+      return (h) => h === n;
+  }
+}
+
+/** The `{expression}` parts of a logpoint message (`{{` and `}}` are braces), or why it does not parse. */
+export function parseLogMessage(message: string): ({ text: string } | { expression: string })[] | { error: string } {
+  const parts: ({ text: string } | { expression: string })[] = [];
+  let text = '';
+  for (let i = 0; i < message.length; i++) {
+    const c = message[i]!;
+    if ((c === '{' || c === '}') && message[i + 1] === c) {
+      text += c;
+      i++;
+    } else if (c === '{') {
+      // Nested braces (a dict or set display) belong to the expression.
+      let depth = 1;
+      let j = i + 1;
+      for (; j < message.length && depth > 0; j++) {
+        if (message[j] === '{') depth++;
+        else if (message[j] === '}') depth--;
+      }
+      if (depth > 0) return { error: `logpoint message: the { at column ${i + 1} is not closed (write {{ for a brace)` };
+      const expression = message.slice(i + 1, j - 1).trim();
+      if (expression === '') return { error: `logpoint message: empty {} at column ${i + 1}` };
+      if (text) parts.push({ text });
+      text = '';
+      parts.push({ expression });
+      i = j - 1;
+    } else if (c === '}') {
+      return { error: `logpoint message: the } at column ${i + 1} closes nothing (write }} for a brace)` };
+    } else {
+      text += c;
+    }
+  }
+  if (text) parts.push({ text });
+  return parts;
+}
+
+/** The locals an expression sees at a state: its locals without the "more not shown" marker, and `__return__` at a return. */
+export function expressionLocals(state: State): Record<string, string> {
+  const locals = { ...state.locals };
+  delete locals[MORE_LOCALS_KEY];
+  if (state.event === 'return' && state.value !== undefined) locals.__return__ = state.value;
+  return locals;
+}
+
+/**
+ * Whether a condition parses (the walker's syntax check, over no locals): the error, or null.
+ * Names the state lacks are not errors here: they are where the breakpoint is reached.
+ */
+export async function conditionProblem(condition: string): Promise<string | null> {
+  if (condition.trim() === '') return 'the condition is empty';
+  if (/[\r\n]/.test(condition)) return 'a condition is one line';
+  const r = await evaluateExpression(`bool((\n${condition}\n))`, {});
+  if (r.kind === 'error' && /^SyntaxError\b/.test(r.message)) return `the condition ${JSON.stringify(condition)} does not parse: ${r.message}`;
+  return null;
+}
+
 const DEFAULT_MAX_STEPS = 200;
+/** The most calls stepIn with a target steps into (and out of) looking for its target on one line. */
+const MAX_TARGET_CALLS = 20;
+/** The mark a jump leaves in a stop's edited names: the stop's line is the user's, not the run's. */
+export const JUMPED = '(jump)';
 
 export class NeuralRuntime extends EventEmitter {
   readonly timeline = new Timeline();
@@ -131,7 +281,15 @@ export class NeuralRuntime extends EventEmitter {
   private entry: Entry | null = null;
   /** The part of the program the model sees since this runtime's last start; null: all of it. */
   private cut: ProgramCut | null = null;
+  /** Every line a continue stops on (line and function breakpoints): what the model is told of and jumps to. */
   private breakpointLines = new Set<number>();
+  /** The line breakpoints, by line. */
+  private armed = new Map<number, Armed>();
+  /** The function breakpoints, by the line they stop on. */
+  private functionArmed = new Map<number, Armed>();
+  private watches: Watch[] = [];
+  /** Stop at every predicted exception (debugpy's "raised" filter). */
+  private breakOnRaised = false;
   private verifier: Verifier | null = null;
   private verifyNote: string | null = null;
   private cancelled = false;
@@ -176,6 +334,11 @@ export class NeuralRuntime extends EventEmitter {
   private async begin(): Promise<StopEvent> {
     const opts = this.requireLaunched();
     this.resamples = 0;
+    // A new run counts its breakpoints' hits afresh, as a new process would.
+    for (const a of [...this.armed.values(), ...this.functionArmed.values()]) {
+      a.hits = 0;
+      a.ignore = a.spec.ignoreCount ?? 0;
+    }
     const first = await this.startPredictor(this.sampling());
     this.setStart(first);
     await this.prepareVerifier();
@@ -197,6 +360,8 @@ export class NeuralRuntime extends EventEmitter {
     for (const line of this.breakpoints) {
       if (cut && !cut.sees(line)) {
         this.breakpointLines.delete(line);
+        this.armed.delete(line);
+        this.functionArmed.delete(line);
         this.emit('breakpoint', { line, verified: false, message: cut.whyHidden(line) } satisfies BreakpointView);
       }
     }
@@ -239,6 +404,13 @@ export class NeuralRuntime extends EventEmitter {
         return;
       }
       entry = { entry: this.entry.entry, args };
+    }
+    // Never unsandboxed: where no sandbox can be made here, verify says why and runs nothing.
+    const sandbox = verifySandbox();
+    if (!sandbox.ok) {
+      this.verifyNote = `verify: refused: ${sandbox.reason}`;
+      this.emit('output', this.verifyNote + '\n', 'console');
+      return;
     }
     // Said plainly, every time: verify is the one mode that runs the user's program.
     this.emit('output', `verify: running the program for real to compare (${sandboxProtections()})\n`, 'console');
@@ -291,7 +463,7 @@ export class NeuralRuntime extends EventEmitter {
         return this.emitStop(await this.move(this.breakpointAction(line), 'breakpoint'));
       }
       const from = this.timeline.current.state;
-      return this.repeat('until', { kind: 'step_over' }, (s) => s.stack.length < from.stack.length || (s.stack.length === from.stack.length && s.line > from.line));
+      return this.repeat('until', { kind: 'step_over' }, (s) => (s.stack.length < from.stack.length || (s.stack.length === from.stack.length && s.line > from.line) ? { reason: 'step' } : null));
     });
   }
 
@@ -303,23 +475,153 @@ export class NeuralRuntime extends EventEmitter {
   private async continueRun(): Promise<StopEvent> {
     if (this.timeline.atEnd) return this.emitStop(this.pastEndEvent());
     const lines = [...this.breakpointLines].sort((a, b) => a - b);
-    // No breakpoint: the model predicts the end directly. One: the model jumps to it (the
-    // breakpoint action it was trained on). Several: which comes first is the run's order,
-    // so the model steps until one is reached.
+    // What only a walk through every state can see: exceptions raised on the way, a value
+    // that changes, which of several breakpoints comes first (the run's order). Then the
+    // model steps until one is reached.
+    if (this.breakOnRaised || this.watches.length > 0 || lines.length > 1) {
+      this.baselineWatches();
+      return this.repeat('continue', { kind: 'step_into' }, (s) => this.continueVerdict(s));
+    }
+    // No breakpoint: the model predicts the end directly.
     if (lines.length === 0) return this.emitStop(await this.move({ kind: 'continue' }, 'step'));
-    if (lines.length === 1) return this.emitStop(await this.move(this.breakpointAction(lines[0]!), 'breakpoint'));
-    return this.repeat('continue', { kind: 'step_into' }, (s) => s.event === 'line' && this.breakpointLines.has(s.line));
+    // One: the model jumps to it (the breakpoint action it was trained on), again while its
+    // condition, hit count or ignore count lets it pass (a logpoint always does).
+    const line = lines[0]!;
+    const max = this.requireLaunched().maxSteps ?? DEFAULT_MAX_STEPS;
+    for (let n = 1; ; n++) {
+      const event = await this.move(this.breakpointAction(line), 'breakpoint');
+      if (this.timeline.atEnd || event.reason !== 'breakpoint') return this.emitStop(event);
+      const verdict = await this.lineVerdict(this.timeline.current.state);
+      if (verdict) return this.emitStop({ ...event, ...verdict });
+      if (this.cancelled) return this.emitStop({ reason: 'pause', description: `stopped after ${n} passes of line ${line} (cancelled)` });
+      if (n >= max) return this.emitStop({ reason: 'pause', description: `line ${line} passed ${n} times without stopping; continue again to go on` });
+    }
   }
 
-  /** `action` until a stop satisfies `done`, the end, a cancel, or the step limit. */
-  private async repeat(title: string, action: ForwardAction, done: (s: State) => boolean): Promise<StopEvent> {
+  /** Where a continue that steps through the run stops: the first check that fires at state `s`. */
+  private async continueVerdict(s: State): Promise<Omit<StopEvent, 'replayed' | 'prefetched' | 'stats'> | null> {
+    if (s.event === 'exception' && this.breakOnRaised) return { reason: 'exception', description: `${s.value} (predicted)` };
+    const changed = this.watchVerdict(s);
+    if (changed) return changed;
+    return this.lineVerdict(s);
+  }
+
+  /**
+   * At a line state: whether a line or function breakpoint there stops the run (its
+   * condition, hit condition and ignore count), and why; a logpoint logs and lets it pass.
+   */
+  private async lineVerdict(s: State): Promise<Pick<StopEvent, 'reason' | 'description'> | null> {
+    if (s.event !== 'line') return null;
+    const line = this.armed.get(s.line);
+    if (line) {
+      const verdict = await this.judge(line, s);
+      if (verdict) {
+        if (line.spec.temporary) this.removeLine(s.line);
+        return { reason: 'breakpoint', ...(verdict === true ? {} : { description: verdict }) };
+      }
+    }
+    const fn = this.functionArmed.get(s.line);
+    if (fn) {
+      const verdict = await this.judge(fn, s);
+      if (verdict) return { reason: 'function breakpoint', description: verdict === true ? `function breakpoint: ${fn.functionName}` : verdict };
+    }
+    return null;
+  }
+
+  /** One reach of a breakpoint: false to pass, true to stop, or a description (a condition that failed to evaluate stops, as in pdb). */
+  private async judge(armed: Armed, s: State): Promise<boolean | string> {
+    const { spec } = armed;
+    const locals = expressionLocals(s);
+    let note: string | undefined;
+    if (spec.condition) {
+      const r = await evaluateExpression(`bool((\n${spec.condition}\n))`, locals);
+      if (r.kind === 'error') note = `the condition ${spec.condition} could not be evaluated on the predicted locals (${r.message}): stopped`;
+      else if (r.repr !== 'True') return false;
+    }
+    armed.hits++;
+    if (spec.hitCondition && !note) {
+      const test = parseHitCondition(spec.hitCondition);
+      if (typeof test === 'function' && !test(armed.hits)) return false;
+    }
+    if (armed.ignore > 0 && !note) {
+      armed.ignore--;
+      return false;
+    }
+    if (spec.logMessage !== undefined && !note) {
+      this.emit('log', { line: s.line, text: await this.logText(spec.logMessage, locals) } satisfies LogEvent);
+      return false;
+    }
+    return note ?? true;
+  }
+
+  /** A logpoint's message with its expressions' values (an expression that fails shows its error in their place). */
+  private async logText(message: string, locals: Record<string, string>): Promise<string> {
+    const parts = parseLogMessage(message);
+    if ('error' in parts) return message;
+    let text = '';
+    for (const part of parts) {
+      if ('text' in part) {
+        text += part.text;
+        continue;
+      }
+      const r = await evaluateExpression(part.expression, locals);
+      // As an f-string would: str() of the value, so a string shows without its quotes.
+      text += r.kind === 'error' ? `<${r.message}>` : strOfRepr(r.repr);
+    }
+    return text;
+  }
+
+  /** A watched local that changed at state `s` (seen in its frame). */
+  private watchVerdict(s: State): Pick<StopEvent, 'reason' | 'description'> | null {
+    const names = s.stack.map((f) => f.function);
+    for (const w of this.watches) {
+      const inFrame = names.length === w.spec.frame.length && w.spec.frame.every((f, i) => names[i] === f);
+      const below = names.length > w.spec.frame.length && w.spec.frame.every((f, i) => names[i] === f);
+      if (!inFrame) {
+        // In a call the frame makes, the frame lives on; anywhere else it has returned.
+        if (!below) w.live = false;
+        continue;
+      }
+      const now = Object.hasOwn(s.locals, w.spec.name) ? s.locals[w.spec.name] : undefined;
+      if (!w.live) {
+        w.live = true;
+        w.last = now;
+        continue;
+      }
+      if (now !== w.last) {
+        const before = w.last;
+        w.last = now;
+        const show = (v: string | undefined) => v ?? '(unbound)';
+        return { reason: 'data breakpoint', description: `${w.spec.name} changed: ${show(before)} → ${show(now)} (predicted)` };
+      }
+    }
+    return null;
+  }
+
+  /** Each watch starts from its value at the current stop (when its frame is the one stopped in). */
+  private baselineWatches(): void {
+    if (!this.timeline.started) return;
+    const s = this.timeline.current.state;
+    const names = s.stack.map((f) => f.function);
+    for (const w of this.watches) {
+      const inFrame = names.length === w.spec.frame.length && w.spec.frame.every((f, i) => names[i] === f);
+      if (inFrame) {
+        w.last = Object.hasOwn(s.locals, w.spec.name) ? s.locals[w.spec.name] : undefined;
+        w.live = true;
+      }
+    }
+  }
+
+  /** `action` until a stop satisfies `done` (which says how to report it), the end, a cancel, or the step limit. */
+  private async repeat(title: string, action: ForwardAction, done: (s: State) => Promise<Pick<StopEvent, 'reason' | 'description'> | null> | Pick<StopEvent, 'reason' | 'description'> | null): Promise<StopEvent> {
     const max = this.requireLaunched().maxSteps ?? DEFAULT_MAX_STEPS;
     this.emit('progress', { kind: 'start', title: `Predicting (${title})`, percentage: 0 } satisfies ProgressEvent);
     try {
       for (let n = 1; n <= max; n++) {
         const event = await this.move(action, 'step');
         if (this.timeline.atEnd) return this.emitStop(event);
-        if (done(this.timeline.current.state)) return this.emitStop({ reason: action.kind === 'step_into' ? 'breakpoint' : 'step' });
+        const verdict = await done(this.timeline.current.state);
+        if (verdict) return this.emitStop(verdict);
         if (this.cancelled) return this.emitStop({ reason: 'pause', description: `stopped after ${n} predicted steps (cancelled)` });
         this.emit('progress', { kind: 'update', title, message: `${n} steps, line ${this.timeline.current.state.line}`, percentage: (100 * n) / max } satisfies ProgressEvent);
       }
@@ -461,7 +763,8 @@ export class NeuralRuntime extends EventEmitter {
       const t = this.timeline;
       if (!t.started || t.atEnd) throw new RuntimeError('the run has ended: step back to a state to change its variables');
       const stop = t.current;
-      if (!(name in stop.state.locals)) throw new RuntimeError(`no variable '${name}' in ${stop.state.stack.at(-1)!.function} at this stop`);
+      // Own names only: `constructor` or `__proto__` is no local (an object's prototype has them).
+      if (!Object.hasOwn(stop.state.locals, name) || name === MORE_LOCALS_KEY) throw new RuntimeError(`no variable '${name}' in ${stop.state.stack.at(-1)!.function} at this stop`);
       t.truncate();
       stop.state = { ...stop.state, locals: { ...stop.state.locals, [name]: truncateRepr(repr) } };
       // Guesses from the state before the edit are stale (they would not match its history anyway).
@@ -469,6 +772,114 @@ export class NeuralRuntime extends EventEmitter {
       if (!stop.edited.includes(name)) stop.edited.push(name);
       return stop;
     });
+  }
+
+  /**
+   * pdb's `jump` (DAP's goto): the current frame goes on from another line of the same
+   * function, its values kept; what follows is predicted from there (the stops after this
+   * one are forgotten, as after setVariable). Nothing checks Python's own limits on a jump
+   * (into a loop's body without its iterator, say): the model is told the frame is there.
+   */
+  jump(line: number): Promise<StopEvent> {
+    return this.exclusive(async () => {
+      const t = this.timeline;
+      if (!t.started || t.atEnd) throw new RuntimeError('the run has ended: step back to a state to jump from it');
+      const stop = t.current;
+      this.checkJump(stop.state, line);
+      t.truncate();
+      const stack = stop.state.stack;
+      const { value: _value, ...rest } = stop.state;
+      stop.state = { ...rest, event: 'line', line, source: this.lines[line - 1] ?? '', stack: [...stack.slice(0, -1), { function: stack.at(-1)!.function, line }] };
+      t.dropGuesses(stop);
+      if (!stop.edited.includes(JUMPED)) stop.edited.push(JUMPED);
+      return this.emitStop({ reason: 'goto', description: `jumped to line ${line}, the values kept: what follows is predicted from here` });
+    });
+  }
+
+  /** Why the current frame cannot jump to `line` (throws), as pdb says it. */
+  checkJump(state: State, line: number): void {
+    if (!Number.isInteger(line) || line < 1) throw new RuntimeError(`${line} is not a line number`);
+    const problem = this.lineProblem(line);
+    if (problem) throw new RuntimeError(`cannot jump to line ${line}: ${problem.replace(/^line \d+ is /, 'it is ')}`);
+    const info = this.info;
+    const here = info ? functionAt(info, state.line) : undefined;
+    const there = info ? functionAt(info, line) : undefined;
+    const name = state.stack.at(-1)!.function;
+    // The frame's own code: the same function (or both at the module's top level), not a nested def's body.
+    if (here?.qualname !== there?.qualname) {
+      throw new RuntimeError(`cannot jump to line ${line}: it is in ${there ? `function ${there.qualname}` : "the module's top level"}, not in ${name === '<module>' ? "the module's top level" : name} (a jump stays in the current frame)`);
+    }
+  }
+
+  /**
+   * DAP's restartFrame: back to the call of frame `frameId` (0: innermost), the state the
+   * timeline holds for it; nothing is predicted (stepping on replays what followed).
+   */
+  restartFrame(frameId: number): Promise<StopEvent> {
+    return this.exclusive(async () => {
+      const t = this.timeline;
+      const index = this.callIndex(frameId);
+      t.atEnd = false;
+      t.position = index;
+      const fn = t.current.state.stack.at(-1)!.function;
+      return this.emitStop({ reason: 'restart', description: `back at the call of ${fn} (the frame restarted; replayed)`, replayed: true });
+    });
+  }
+
+  /** The timeline's index of the call that made frame `frameId` of the current stop; throws when it was not seen. */
+  callIndex(frameId: number): number {
+    const t = this.timeline;
+    if (!t.started) throw new RuntimeError('no state yet: launch a program first');
+    const index = t.atEnd ? t.stops.length - 1 : t.position;
+    const stack = t.stops[index]!.state.stack;
+    const depth = stack.length - 1 - frameId;
+    if (!Number.isInteger(frameId) || depth < 0 || frameId < 0) throw new RuntimeError(`no frame ${frameId} at this stop (it has ${stack.length})`);
+    const names = stack.slice(0, depth + 1).map((f) => f.function);
+    for (let i = index; i >= 0; i--) {
+      const s = t.stops[i]!.state;
+      // Left the frame's activation going back: its call is before anything the timeline holds.
+      if (s.stack.length < depth + 1 || !names.every((n, k) => s.stack[k]!.function === n)) break;
+      if (s.stack.length === depth + 1 && s.event === 'call') return i;
+    }
+    throw new RuntimeError(`the call of ${names.at(-1)} is not in the predicted run so far (it is before the first state seen): step back to it instead`);
+  }
+
+  /**
+   * DAP's stepIn with a target: into the call of `target` that the current line makes
+   * (stepping into the calls before it and out of them again). Stops where the line is left
+   * if the prediction makes no such call.
+   */
+  stepInto(target: string): Promise<StopEvent> {
+    return this.exclusive(async () => {
+      if (this.timeline.atEnd) return this.emitStop(this.pastEndEvent());
+      const from = this.timeline.current.state;
+      const depth = from.stack.length;
+      for (let calls = 0; calls < MAX_TARGET_CALLS; calls++) {
+        const event = await this.move({ kind: 'step_into' }, 'step');
+        if (this.timeline.atEnd) return this.emitStop(event);
+        const s = this.timeline.current.state;
+        if (s.stack.length <= depth) return this.emitStop({ ...event, description: `the predicted run left line ${from.line} without calling ${target}` });
+        if (s.stack.at(-1)!.function === target && s.stack.length === depth + 1) return this.emitStop(event);
+        // Another call first: out of it (its return), then on to the line's next call.
+        const out = await this.move({ kind: 'step_return' }, 'step');
+        if (this.timeline.atEnd) return this.emitStop(out);
+      }
+      return this.emitStop({ reason: 'pause', description: `no call of ${target} within ${MAX_TARGET_CALLS} calls of line ${from.line}` });
+    });
+  }
+
+  /**
+   * debugpy's "(return) f": when the current stop follows the return of a function it
+   * called, that function and its return value.
+   */
+  returnedFrom(): { function: string; value: string } | null {
+    const t = this.timeline;
+    if (!t.started || t.atEnd || t.position === 0) return null;
+    const prev = t.stops[t.position - 1]!.state;
+    const here = t.current.state;
+    if (prev.event !== 'return' || prev.value === undefined || prev.stack.length !== here.stack.length + 1) return null;
+    if (!here.stack.every((f, i) => prev.stack[i]!.function === f.function)) return null;
+    return { function: prev.stack.at(-1)!.function, value: prev.value };
   }
 
   /**
@@ -506,27 +917,105 @@ export class NeuralRuntime extends EventEmitter {
   // ---- breakpoints -----------------------------------------------------------------------
 
   /**
-   * Replaces the breakpoints. A line is verified when it carries code (pdb and debugpy
-   * refuse blank and comment lines too); before launch, lines are read from `program`.
+   * Replaces the line breakpoints (a number is a plain breakpoint on that line). A line is
+   * verified when it carries code (pdb and debugpy refuse blank and comment lines too), and
+   * its condition, hit condition and log message parse; before launch, lines are read from
+   * `program`. A line kept keeps its hit count.
    */
-  async setBreakpoints(lines: readonly number[], program?: string): Promise<BreakpointView[]> {
+  async setBreakpoints(breakpoints: readonly (number | BreakpointSpec)[], program?: string): Promise<BreakpointView[]> {
     if (program && program !== this.loadedPath) await this.loadProgram(program).catch(() => undefined);
-    const executable = this.info?.kind === 'ok' ? new Set(this.info.executableLines) : null;
-    this.breakpointLines = new Set();
-    return lines.map((line) => {
-      if (executable && !executable.has(line)) {
-        const text = (this.lines[line - 1] ?? '').trim();
-        const why = line > this.lines.length ? 'past the end of the file' : text === '' ? 'a blank line' : text.startsWith('#') ? 'a comment' : 'not an executable line';
-        return { line, verified: false, message: `line ${line} is ${why}: no stop can happen there` };
+    const before = this.armed;
+    this.armed = new Map();
+    const views: BreakpointView[] = [];
+    for (const b of breakpoints) {
+      const spec: BreakpointSpec = typeof b === 'number' ? { line: b } : b;
+      const problem = this.lineProblem(spec.line) ?? (await specProblem(spec));
+      if (problem) {
+        views.push({ line: spec.line, verified: false, message: problem });
+        continue;
       }
-      if (this.cut && !this.cut.sees(line)) return { line, verified: false, message: this.cut.whyHidden(line) };
-      this.breakpointLines.add(line);
-      return { line, verified: true };
-    });
+      const kept = before.get(spec.line);
+      this.armed.set(spec.line, { spec, hits: kept?.hits ?? 0, ignore: spec.ignoreCount ?? 0 });
+      views.push({ line: spec.line, verified: true });
+    }
+    this.rebuildStopLines();
+    return views;
   }
 
+  /** Why no breakpoint can be on `line`, or null. */
+  private lineProblem(line: number): string | null {
+    const executable = this.info?.kind === 'ok' ? new Set(this.info.executableLines) : null;
+    if (executable && !executable.has(line)) {
+      const text = (this.lines[line - 1] ?? '').trim();
+      const why = line > this.lines.length ? 'past the end of the file' : text === '' ? 'a blank line' : text.startsWith('#') ? 'a comment' : 'not an executable line';
+      return `line ${line} is ${why}: no stop can happen there`;
+    }
+    if (this.cut && !this.cut.sees(line)) return this.cut.whyHidden(line);
+    return null;
+  }
+
+  /**
+   * Replaces the function breakpoints: each stops where the function's first line of code is
+   * reached (pdb's `b function`); verified when the program defines the function.
+   */
+  async setFunctionBreakpoints(specs: readonly FunctionBreakpointSpec[]): Promise<FunctionBreakpointView[]> {
+    const before = this.functionArmed;
+    this.functionArmed = new Map();
+    const info = this.info;
+    const views: FunctionBreakpointView[] = [];
+    for (const spec of specs) {
+      const name = spec.name.trim();
+      const fn = info?.kind === 'ok' ? (info.functions.find((f) => f.qualname === name) ?? info.functions.find((f) => f.name === name)) : undefined;
+      if (!fn || info?.kind !== 'ok') {
+        views.push({ name: spec.name, verified: false, message: info?.kind === 'ok' ? `the program defines no function ${JSON.stringify(name)} (functions: ${info.functions.map((f) => f.qualname).join(', ') || 'none'})` : 'no program is loaded yet' });
+        continue;
+      }
+      const line = info.executableLines.find((l) => l > fn.line && l <= fn.endLine);
+      const problem = line === undefined ? `function ${name} has no line a breakpoint can stop on` : (this.lineProblem(line) ?? (await specProblem({ line, ...spec })));
+      if (problem || line === undefined) {
+        views.push({ name: spec.name, verified: false, message: problem ?? '' });
+        continue;
+      }
+      const kept = before.get(line);
+      this.functionArmed.set(line, { spec: { line, ...(spec.condition ? { condition: spec.condition } : {}), ...(spec.hitCondition ? { hitCondition: spec.hitCondition } : {}) }, hits: kept?.hits ?? 0, ignore: 0, functionName: fn.qualname });
+      views.push({ name: spec.name, verified: true, line });
+    }
+    this.rebuildStopLines();
+    return views;
+  }
+
+  /** Replaces the data breakpoints (each starts from its value at the current stop). */
+  setDataBreakpoints(specs: readonly DataWatchSpec[]): void {
+    this.watches = specs.map((spec) => ({ spec, last: undefined, live: false }));
+    this.baselineWatches();
+  }
+
+  get dataBreakpoints(): DataWatchSpec[] {
+    return this.watches.map((w) => w.spec);
+  }
+
+  /** debugpy's "raised" exception filter: a continue stops at every predicted exception. */
+  setBreakOnRaised(on: boolean): void {
+    this.breakOnRaised = on;
+  }
+
+  private removeLine(line: number): void {
+    this.armed.delete(line);
+    this.rebuildStopLines();
+  }
+
+  private rebuildStopLines(): void {
+    this.breakpointLines = new Set([...this.armed.keys(), ...this.functionArmed.keys()]);
+  }
+
+  /** The lines with a line breakpoint, in order. */
   get breakpoints(): number[] {
-    return [...this.breakpointLines].sort((a, b) => a - b);
+    return [...this.armed.keys()].sort((a, b) => a - b);
+  }
+
+  /** The line breakpoints as set, in line order, with their hit counts. */
+  get breakpointSpecs(): (BreakpointSpec & { hits: number })[] {
+    return [...this.armed.values()].sort((a, b) => a.spec.line - b.spec.line).map((a) => ({ ...a.spec, ignoreCount: a.ignore, hits: a.hits }));
   }
 
   private checkLine(line: number): void {
@@ -687,3 +1176,34 @@ export function summarize(v: Verification): string {
   return parts.length ? `line ${v.real.line}: ${parts.join('; ')}` : 'matches the real run';
 }
 
+
+/** A problem with a breakpoint's condition, hit condition or log message, or null. */
+async function specProblem(spec: BreakpointSpec): Promise<string | null> {
+  if (spec.hitCondition !== undefined && spec.hitCondition.trim() !== '') {
+    const test = parseHitCondition(spec.hitCondition);
+    if (typeof test !== 'function') return test.error;
+  }
+  if (spec.logMessage !== undefined) {
+    const parts = parseLogMessage(spec.logMessage);
+    if ('error' in parts) return parts.error;
+    for (const part of parts) {
+      if ('expression' in part) {
+        const r = await evaluateExpression(part.expression, {});
+        if (r.kind === 'error' && /^SyntaxError\b/.test(r.message)) return `logpoint message: {${part.expression}} does not parse: ${r.message}`;
+      }
+    }
+  }
+  if (spec.condition !== undefined && spec.condition.trim() !== '') return conditionProblem(spec.condition);
+  return null;
+}
+
+/** What str() shows of a value given as its repr: a string without its quotes, anything else as it is. */
+export function strOfRepr(repr: string): string {
+  const m = /^(['"])(.*)\1$/s.exec(repr);
+  if (!m) return repr;
+  const escapes: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '0': '\0' };
+  return m[2]!.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)/gs, (all, e: string) => {
+    if (/^[xuU]/.test(e) && e.length > 1) return String.fromCodePoint(parseInt(e.slice(1), 16));
+    return escapes[e] ?? all;
+  });
+}

@@ -99,6 +99,9 @@ export class VariablesView {
     const { state } = stop;
     const v = this.stateVerification();
     const vars: DebugProtocol.Variable[] = [];
+    // debugpy's "(return) f": the value of the call the stop just came back from.
+    const returned = this.runtime.returnedFrom();
+    if (returned) vars.push({ ...this.variable(`${RETURN_NAME} ${returned.function}`, returned.value, { kind: 'unknown' }), presentationHint: { kind: 'virtual', attributes: ['readOnly'] } });
     if (state.value !== undefined) {
       const name = state.event === 'exception' ? EXCEPTION_NAME : RETURN_NAME;
       const decided = stop.origin === 'model' ? stop.confidence.decided?.value : undefined;

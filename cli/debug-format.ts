@@ -9,7 +9,7 @@
  */
 import type { State } from '../grammar/state.js';
 import { MORE_LOCALS_KEY } from '../grammar/truncate.js';
-import type { FrameView } from '../adapter/runtime.js';
+import { type FrameView, JUMPED } from '../adapter/runtime.js';
 import type { End, Stop } from '../adapter/timeline.js';
 import { parsePyValue, type PyValue } from '../adapter/python-values.js';
 import type { Verification } from '../adapter/verifier.js';
@@ -78,7 +78,7 @@ function summaryLine(stop: Stop, source: StopSource, note?: string): string {
   const changed = Object.keys(stop.confidence.locals).filter((name) => name in stop.state.locals && name !== MORE_LOCALS_KEY);
   const parts = changed.slice(0, BRIEF_LOCALS).map((name) => `${name} = ${brief(stop.state.locals[name]!)}${confidenceTag(stop, name)}`);
   if (changed.length > BRIEF_LOCALS) parts.push(`+${changed.length - BRIEF_LOCALS} more`);
-  for (const name of stop.edited.filter((n) => !changed.includes(n))) parts.push(`${name} = ${brief(stop.state.locals[name] ?? '?')} (set by you)`);
+  for (const name of stop.edited.filter((n) => !changed.includes(n) && n !== JUMPED)) parts.push(`${name} = ${brief(stop.state.locals[name] ?? '?')} (set by you)`);
   if (stop.state.value !== undefined && stop.confidence.value !== undefined && stop.origin === 'model') {
     const how = stop.confidence.decided?.value ? `decided: ${stop.confidence.decided.value}` : percent(stop.confidence.value);
     parts.push(`${stop.state.event === 'return' ? 'returns' : 'raises'} ${brief(stop.state.value)} (${how})`);
