@@ -92,6 +92,8 @@ export const LaunchArgsSchema = z
     verify: z.boolean().optional(),
     maxSteps: z.number().int().positive().optional(),
     prefetch: z.boolean().optional(),
+    /** debugpy's setting: "(return) f" in the Variables view after a call returns (default true). */
+    showReturnValue: z.boolean().optional(),
   })
   // VS Code adds its own fields (type, request, name, __sessionId, …).
   .passthrough();
@@ -345,6 +347,7 @@ export class NeuralDebugSession extends DebugSession {
       const dir = args.model ? resolve(args.model) : defaultModelDir();
       this.launchedModel = { dir, label: args.model ? basename(dir) : 'default', device: args.device ?? 'cpu', predictor: this.predictorFor(args) };
       const program = (this.program = resolve(args.program));
+      this.view!.showReturnValue = args.showReturnValue !== false;
       await runtime.setBreakpoints(this.breakpointSpecs.get(program) ?? [], program);
       await runtime.setFunctionBreakpoints(this.functionBreakpoints);
       runtime.setDataBreakpoints(this.dataWatches);

@@ -47,6 +47,8 @@ const REAL_GAP = '   ';
 
 export class VariablesView {
   private handles = new Handles<VariableContainer>();
+  /** debugpy's showReturnValue: "(return) f" among the locals after a call returned. */
+  showReturnValue = true;
 
   constructor(private readonly runtime: NeuralRuntime) {}
 
@@ -100,7 +102,7 @@ export class VariablesView {
     const v = this.stateVerification();
     const vars: DebugProtocol.Variable[] = [];
     // debugpy's "(return) f": the value of the call the stop just came back from.
-    const returned = this.runtime.returnedFrom();
+    const returned = this.showReturnValue ? this.runtime.returnedFrom() : null;
     if (returned) vars.push({ ...this.variable(`${RETURN_NAME} ${returned.function}`, returned.value, { kind: 'unknown' }), presentationHint: { kind: 'virtual', attributes: ['readOnly'] } });
     if (state.value !== undefined) {
       const name = state.event === 'exception' ? EXCEPTION_NAME : RETURN_NAME;

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LaunchArgsSchema } from '../adapter/debug-session.js';
+import { EXCEPTION_FILTERS } from '../adapter/navigation.js';
 import { NDB_EVENTS_FLAG } from '../protocol/dap.js';
 import { ROOT } from './fixtures.js';
 
@@ -23,5 +24,18 @@ describe('the launch configuration', () => {
       .sort();
     expect(inManifest).toEqual(inSession);
     expect(launch.required).toEqual(['program']);
+  });
+
+  it("the extension announces the breakpoint kinds and exception filters the adapter offers", () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'extension', 'package.json'), 'utf8'));
+    const readme = readFileSync(join(ROOT, 'extension', 'README.md'), 'utf8');
+    // debugpy's filter ids and labels (VS Code shows the labels in the Breakpoints view).
+    expect(EXCEPTION_FILTERS.map((f) => f.filter)).toEqual(['raised', 'uncaught', 'userUnhandled']);
+    for (const f of EXCEPTION_FILTERS) expect(readme).toContain(f.label);
+    for (const feature of ['Conditional breakpoints', 'hit counts', 'logpoints', 'function breakpoints', 'Data breakpoints', 'Step Into Target', 'Jump to Cursor', 'Restart Frame', '(return) f']) expect(readme).toContain(feature);
+    expect(manifest.keywords).toEqual(expect.arrayContaining(['conditional breakpoints', 'logpoints', 'data breakpoints']));
+    const debuggerEntry = manifest.contributes.debuggers[0];
+    expect(debuggerEntry.strings.unverifiedBreakpoints).toMatch(/condition, hit count or log message/);
+    expect(debuggerEntry.configurationAttributes.launch.properties.showReturnValue).toMatchObject({ type: 'boolean', default: true });
   });
 });
