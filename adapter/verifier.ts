@@ -10,7 +10,7 @@
 import type { Action, Exit, ForwardAction, State } from '../grammar/state.js';
 import { truncateRepr, truncateState } from '../grammar/truncate.js';
 import { StateTree } from '../state-tree/tree.js';
-import { sandboxProtections, traceSource, TraceFailure } from '../tracer/run-tracer.js';
+import { sandboxProtections, traceSource, TraceFailure, verifySandbox } from '../tracer/run-tracer.js';
 
 /** How one predicted stop compares with the real run. */
 export type Verification =
@@ -34,9 +34,9 @@ export class Verifier {
   private constructor(private readonly tree: StateTree) {}
 
   /**
-   * Records the real run, in the tracer's sandbox (hard limits, a temporary directory, its
-   * processes killed at the end, no network where the OS allows it: `sandboxProtections`);
-   * throws TraceFailure when it cannot start.
+   * Records the real run, in the tracer's bubblewrap sandbox (tracer/sandbox.ts; in words:
+   * `sandboxProtections`); throws TraceFailure when it cannot start, and with kind `sandbox`,
+   * running nothing, where this machine cannot make the sandbox (`verifySandbox` says why).
    */
   static async record(program: string, entry: { entry: string; args: string } | null): Promise<Verifier> {
     const trace = await traceSource(program, { ...(entry ?? {}), sandbox: true });
@@ -96,4 +96,4 @@ export function describeExit(exit: Exit): string {
   }
 }
 
-export { sandboxProtections, TraceFailure };
+export { sandboxProtections, TraceFailure, verifySandbox };

@@ -1,11 +1,12 @@
 /**
  * Verify mode runs the user's program for real: what contains it, measured with real Python
- * (tracer/tracer.py under tracer/run-tracer.ts's sandbox), and how `ndb debug --verify` and a
- * DAP launch with `verify: true` say so.
+ * (tracer/tracer.py in the bubblewrap sandbox of tracer/sandbox.ts), and how `ndb debug
+ * --verify` and a DAP launch with `verify: true` say so, or say that they refuse.
  *
  * Hostile programs: one that raises its limits and then allocates 1 GiB, one that switches its
  * alarm off and sleeps, one that leaves a detached (setsid, double-forked) child behind, one
  * that writes files in its working directory and elsewhere, one that opens a connection.
+ * test/verify-escape.test.ts has the escape suite (mounts, sockets, fork bombs, memory).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,7 +15,8 @@ import { join } from 'node:path';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sandboxNamespaces, sandboxProtections, TraceFailure, traceSource } from '../tracer/run-tracer.js';
+import { sandboxProtections, TraceFailure, traceSource, verifySandbox } from '../tracer/run-tracer.js';
+import { SANDBOX_WORK } from '../tracer/sandbox.js';
 import { HAS_EMBEDDED_MODEL, ROOT } from './fixtures.js';
 
 const NDB = join(ROOT, 'bin', 'ndb.js');
@@ -62,7 +64,7 @@ afterAll(async () => {
   await Promise.all(clients.splice(0).map((dc) => dc.stop()));
 }, 60_000);
 
-describe('the verify sandbox (real Python)', () => {
+describe.skipIf(!verifySandbox().ok)('the verify sandbox (real Python)', () => {
   it('keeps hard memory, CPU, process and file-size limits the program cannot raise', async () => {
     const t = await sandboxed(
       [
@@ -133,7 +135,7 @@ describe('the verify sandbox (real Python)', () => {
     for (const pid of left) process.kill(pid, 'SIGKILL');
   }, 30_000);
 
-  it('runs in a temporary directory, removed after, with file sizes capped', async () => {
+  it('runs in a private scratch directory the host never sees, with file sizes capped', async () => {
     const t = await sandboxed(
       [
         'import os',
@@ -150,18 +152,11 @@ describe('the verify sandbox (real Python)', () => {
         '',
       ].join('\n'),
     );
-    expect(t.exit.exit).toBe('normal');
-    const m = /^\('([^']+)', True, (\d+)\)$/.exec((t.exit as { value: string }).value);
-    expect(m, (t.exit as { value: string }).value).not.toBeNull();
-    const cwd = m![1]!;
-    expect(cwd).not.toBe(process.cwd());
-    expect(cwd.startsWith(tmpdir())).toBe(true);
-    expect(Number(m![2])).toBe(27); // EFBIG: RLIMIT_FSIZE (16 MiB)
-    expect(existsSync(cwd)).toBe(false);
+    expect(t.exit).toMatchObject({ exit: 'normal', value: `('${SANDBOX_WORK}', True, 27)` }); // EFBIG: RLIMIT_FSIZE (16 MiB)
     expect(existsSync(join(process.cwd(), 'left_behind.txt'))).toBe(false);
   });
 
-  it('has no network and a read-only file system outside its directory where namespaces exist, and says which', async () => {
+  it('has no network and writes nothing outside, and says so at launch', async () => {
     const t = await sandboxed(
       [
         'import socket',
@@ -180,14 +175,11 @@ describe('the verify sandbox (real Python)', () => {
         '',
       ].join('\n'),
     );
-    if (sandboxNamespaces()) {
-      // ECONNREFUSED on the sandbox's own (down) loopback or unreachable: never the host's port 22.
-      expect((t.exit as { value: string }).value).toMatch(/^\('(ConnectionRefusedError|OSError)', 30\)$/);
-      expect(existsSync(OUTSIDE)).toBe(false);
-      expect(sandboxProtections()).toMatch(/no network, a read-only file system but that directory, its own PID namespace/);
-    } else {
-      expect(sandboxProtections()).toMatch(/NOT isolated here/);
-    }
+    // ECONNREFUSED on the sandbox's own loopback, never the host's port 22; ENOENT: the host's
+    // temporary directory is not there.
+    expect((t.exit as { value: string }).value).toBe("('ConnectionRefusedError', 2)");
+    expect(existsSync(OUTSIDE)).toBe(false);
+    expect(sandboxProtections()).toMatch(/^in a bubblewrap sandbox: no network, no capabilities.*its own PID namespace; at most 16 processes and threads/);
   });
 });
 
@@ -203,11 +195,28 @@ describe.skipIf(!HAS_EMBEDDED_MODEL)('verify says that it runs the program', () 
       timeout: 150_000,
     });
     expect(r.status).toBe(0);
-    expect(r.stdout.split('(ndb) ')[0]).toMatch(/^verify: running the program for real to compare \(hard CPU, memory/m);
+    expect(r.stdout.split('(ndb) ')[0]).toMatch(
+      verifySandbox().ok ? /^verify: running the program for real to compare \(in a bubblewrap sandbox: /m : /^verify: refused: verify mode runs the program only inside a sandbox/m,
+    );
     expect(existsSync(join(dir, 'written_by_verify.txt'))).toBe(false);
   }, 160_000);
 
-  it('a DAP launch with verify: true says it in an output event', async () => {
+  it('ndb debug --verify refuses where no sandbox can be made, says what to install, and runs nothing', () => {
+    const r = spawnSync(process.execPath, [NDB, 'debug', hostile, '--entry', 'f', '--args', '1', '--verify'], {
+      input: 'c\nq\n',
+      encoding: 'utf8',
+      cwd: dir,
+      timeout: 150_000,
+      env: { ...process.env, NDB_BWRAP: join(dir, 'no-such-bwrap') },
+    });
+    expect(r.status).toBe(0);
+    const head = r.stdout.split('(ndb) ')[0]!;
+    expect(head).toMatch(/^verify: refused: verify mode runs the program only inside a sandbox, and bubblewrap is not installed here .*apt-get install bubblewrap.*The program was not run\.$/m);
+    expect(head).not.toMatch(/running the program for real/);
+    expect(existsSync(join(dir, 'written_by_verify.txt'))).toBe(false);
+  }, 160_000);
+
+  it('a DAP launch with verify: true says it (or that it refuses) in an output event', async () => {
     const wrapper = join(dir, 'ndb-dap.mjs');
     writeFileSync(wrapper, `process.argv.splice(2, 0, 'dap');\nawait import(${JSON.stringify(NDB)});\n`);
     const dc = new DebugClient('node', wrapper, 'neural-python', { cwd: dir });
@@ -215,7 +224,7 @@ describe.skipIf(!HAS_EMBEDDED_MODEL)('verify says that it runs the program', () 
     await dc.start();
     const said = new Promise<string>((resolve) =>
       dc.on('output', (e: { body: { output: string } }) => {
-        if (e.body.output.startsWith('verify: running')) resolve(e.body.output);
+        if (/^verify: (running|refused)/.test(e.body.output)) resolve(e.body.output);
       }),
     );
     await dc.initializeRequest();
@@ -223,7 +232,9 @@ describe.skipIf(!HAS_EMBEDDED_MODEL)('verify says that it runs the program', () 
     const launched = dc.launchRequest({ program: hostile, entry: 'f', args: '1', verify: true } as DebugProtocol.LaunchRequestArguments);
     await dc.configurationDoneRequest();
     await Promise.all([launched, stopped]);
-    expect(await said).toMatch(/^verify: running the program for real to compare \(.*process group killed at the end/);
+    expect(await said).toMatch(
+      verifySandbox().ok ? /^verify: running the program for real to compare \(in a bubblewrap sandbox: .*a wall clock\)/ : /^verify: refused: .*The program was not run\./,
+    );
     expect(existsSync(join(dir, 'written_by_verify.txt'))).toBe(false);
   }, 160_000);
 });

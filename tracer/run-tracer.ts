@@ -1,17 +1,18 @@
 /**
  * Runs tracer/tracer.py on a Python program and collects its records into a Trace.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { chown, copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { constants as osConstants, tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { ChildProcessByStdio, ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { pythonExecutable, pythonMissingMessage } from '../python/python-helper.js';
 import { declareUtf8, NUL_IN_ARGS, sourceLines } from '../python/source.js';
+import { bwrapArgs, guardTree, resolvePython, SANDBOX_TASKS, SANDBOX_TMP_BYTES, SANDBOX_UID, SANDBOX_WORK, type SandboxStatus, sandboxStatus, setprivArgs, type TreeGuard } from './sandbox.js';
 import { TracerRecordSchema, type Trace, type TraceError, type TraceEvent, type TraceExit } from './events.js';
 
 export interface TraceLimits {
@@ -34,16 +35,17 @@ export interface TraceRequest {
   args?: string;
   limits?: TraceLimits;
   /**
-   * Verify mode: the program is someone's code run for real. Adds hard limits on processes,
-   * file size and open files, a temporary working directory (removed after), a small
-   * environment, its own process group killed at the end, and, where unprivileged user
-   * namespaces exist, no network, its own PID namespace (every process it started dies
-   * with it) and a read-only file system but for that directory. See `sandboxProtections`.
+   * Verify mode: the program is someone's code run for real, so it runs only inside the
+   * bubblewrap sandbox of tracer/sandbox.ts (no network, no capabilities, nothing of the host's
+   * file system but read-only system files, its own PID namespace, limits on the whole tree),
+   * on read-only copies of the program and the tracer, with tracer.py's hard per-process
+   * limits. Where no sandbox can be made, the run fails with kind `sandbox` and nothing runs.
    */
   sandbox?: boolean;
 }
 
-export type TraceFailureKind = TraceError['kind'] | 'missing_file' | 'python' | 'protocol';
+/** `sandbox`: verify mode cannot make its sandbox here (nothing ran); `limit`: the sandbox ended the run. */
+export type TraceFailureKind = TraceError['kind'] | 'missing_file' | 'python' | 'protocol' | 'sandbox' | 'limit';
 
 /** A run that produced no trace: the program could not start, or the tracer itself failed. */
 export class TraceFailure extends Error {
@@ -57,51 +59,29 @@ export class TraceFailure extends Error {
 }
 
 const DEFAULT_TIMEOUT_SECONDS = 5;
+/** tracer.py's default address-space limit, MiB; in verify mode also the whole tree's memory. */
+const DEFAULT_MEMORY_MB = 512;
 /** The tracer enforces its own timeout; this is the margin before the child is killed. */
 const KILL_MARGIN_SECONDS = 5;
 /** In a sandbox the tracer's alarm may have been switched off by the program: a short margin. */
 const SANDBOX_KILL_MARGIN_SECONDS = 2;
 const STDERR_KEEP = 4096;
 
-/**
- * Run as PID 1 of the sandbox's namespaces (sh; the tracer is its child, so that the kernel's
- * signals reach the tracer as an ordinary process): the working directory becomes a mount of
- * its own, every other mount is remounted read-only, then the tracer runs. When sh exits the
- * PID namespace ends and the kernel kills whatever the program left running.
- */
-const SANDBOX_SCRIPT = [
-  'work=$1; shift',
-  'if mount --bind "$work" "$work" 2>/dev/null && cd "$work"; then',
-  '  for m in $(awk \'{print $5}\' /proc/self/mountinfo); do',
-  '    [ "$m" = "$work" ] || mount -o remount,bind,ro "$m" 2>/dev/null',
-  '  done',
-  'fi',
-  '"$@"',
-  'status=$?',
-  'exit $status',
-].join('\n');
-const UNSHARE_FLAGS = ['--user', '--map-root-user', '--net', '--mount', '--pid', '--fork', '--kill-child', '--mount-proc'];
-
-let namespacesProbe: boolean | undefined;
-
-/** Whether this machine lets an unprivileged process make the sandbox's namespaces (probed once). */
-export function sandboxNamespaces(): boolean {
-  if (namespacesProbe === undefined) {
-    if (process.platform !== 'linux' || process.env.NDB_SANDBOX_NAMESPACES === '0') namespacesProbe = false;
-    else {
-      const r = spawnSync('unshare', [...UNSHARE_FLAGS, 'sh', '-c', 'mount -o remount,bind,ro / && exit 0'], { stdio: 'ignore', timeout: 5000 });
-      namespacesProbe = r.status === 0;
-    }
-  }
-  return namespacesProbe;
+/** What protects a verify run on this machine, in words (said at launch); the refusal when nothing does. */
+export function sandboxProtections(): string {
+  const status = sandboxStatus(pythonExecutable());
+  if (!status.ok) return `NOT run: ${status.reason}`;
+  const tree = status.limits === 'watchdog' ? 'a watchdog that kills the tree' : `a ${status.limits}`;
+  return (
+    `in a bubblewrap sandbox: no network, no capabilities${status.setpriv ? `, uid ${SANDBOX_UID}` : ''}, read-only system files and nothing else of the host's, ` +
+    `a private ${SANDBOX_TMP_BYTES >> 20} MiB /tmp as its working directory, its own PID namespace; ` +
+    `at most ${SANDBOX_TASKS} processes and threads and the memory limit for all of them together (${tree}), hard CPU, file-size and open-file limits, a wall clock`
+  );
 }
 
-/** What protects a verify run on this machine, in words (said at launch). */
-export function sandboxProtections(): string {
-  const always = 'hard CPU, memory, process, file-size and open-file limits, a temporary working directory, a small environment, its process group killed at the end';
-  return sandboxNamespaces()
-    ? `${always}; no network, a read-only file system but that directory, its own PID namespace`
-    : `${always}; NOT isolated here (no unprivileged user namespaces): network, the file system, and a child that leaves the process group`;
+/** Whether verify mode can run a program here (it never runs one without the sandbox). */
+export function verifySandbox(): SandboxStatus {
+  return sandboxStatus(pythonExecutable());
 }
 
 /**
@@ -143,12 +123,12 @@ export async function traceSource(source: string, req: Omit<TraceRequest, 'file'
   }
 }
 
-function tracerArgs(req: TraceRequest): string[] {
+function tracerArgs(req: TraceRequest, script = tracerScript(), file = req.file): string[] {
   const limits = req.limits ?? {};
   // `--flag=value`: a value starting with '-' (args `-1`) must not read as a flag.
   // Python 3.11 freezes posixpath, ntpath and genericpath: without this flag their code
   // objects name `<frozen posixpath>` instead of the file, and the tracer would miss them.
-  const args = ['-X', 'frozen_modules=off', tracerScript(), req.file];
+  const args = ['-X', 'frozen_modules=off', script, file];
   if (req.entry !== undefined) args.push(`--entry=${req.entry}`);
   if (req.args !== undefined) {
     if (req.args.includes('\0')) throw new TraceFailure('bad_args', NUL_IN_ARGS);
@@ -164,30 +144,66 @@ function tracerArgs(req: TraceRequest): string[] {
 
 async function runTracer(req: TraceRequest): Promise<{ events: TraceEvent[]; exit: TraceExit }> {
   if (!req.sandbox) return runTracerIn(req, null);
-  const work = await mkdtemp(join(tmpdir(), 'ndb-sandbox-'));
+  // Never unsandboxed: where no sandbox can be made, the program is not run.
+  const status = sandboxStatus(pythonExecutable());
+  if (!status.ok) throw new TraceFailure('sandbox', status.reason);
+  // The sandbox sees only copies, read-only: the program (in a directory of its own, which
+  // goes on sys.path) and the tracer. As root, the copies belong to the sandbox's uid, which
+  // could not reach the originals (a checkout under /root).
+  const stage = await mkdtemp(join(tmpdir(), 'ndb-sandbox-'));
   try {
-    return await runTracerIn(req, { work });
+    const programDir = join(stage, 'program');
+    const tracerDir = join(stage, 'ndb');
+    await mkdir(programDir);
+    await mkdir(tracerDir);
+    const file = join(programDir, basename(req.file));
+    const script = join(tracerDir, 'tracer.py');
+    await copyFile(req.file, file);
+    await copyFile(tracerScript(), script);
+    if (status.setpriv) for (const p of [stage, programDir, tracerDir, file, script]) await chown(p, SANDBOX_UID, SANDBOX_UID);
+    return await runTracerIn(req, { status, stage, programDir, tracerDir, file, script });
   } finally {
-    await rm(work, { recursive: true, force: true });
+    await rm(stage, { recursive: true, force: true });
   }
 }
 
-function runTracerIn(req: TraceRequest, sandbox: { work: string } | null): Promise<{ events: TraceEvent[]; exit: TraceExit }> {
+interface Sandbox {
+  status: Extract<SandboxStatus, { ok: true }>;
+  stage: string;
+  programDir: string;
+  tracerDir: string;
+  file: string;
+  script: string;
+}
+
+/** `sh` run first where a cgroup limits the tree: it moves itself into the cgroup, then execs bwrap. */
+const JOIN_CGROUP = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n - 1)); done; exec "$@"';
+
+function runTracerIn(req: TraceRequest, sandbox: Sandbox | null): Promise<{ events: TraceEvent[]; exit: TraceExit }> {
   const python = pythonExecutable();
   const timeoutSeconds = req.limits?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
-  const args = tracerArgs(req);
+  const args = sandbox ? tracerArgs(req, sandbox.script, sandbox.file) : tracerArgs(req);
   const margin = sandbox ? SANDBOX_KILL_MARGIN_SECONDS : KILL_MARGIN_SECONDS;
 
   return new Promise((resolve, reject) => {
     // A fixed hash seed: the iteration order of a set of strings (and so its repr) depends on
     // it, and the same program must always give the same trace.
     let child: ChildProcessWithoutNullStreams | ChildProcessByStdio<null, Readable, Readable>;
+    let guard: TreeGuard | null = null;
     if (sandbox) {
-      const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONHASHSEED: '0', HOME: sandbox.work, TMPDIR: sandbox.work, LANG: 'C.UTF-8' };
-      const [cmd, cmdArgs] = sandboxNamespaces()
-        ? ['unshare', [...UNSHARE_FLAGS, 'sh', '-c', SANDBOX_SCRIPT, 'sh', sandbox.work, python, ...args]]
-        : [python, args];
-      child = spawn(cmd, cmdArgs as string[], { stdio: ['ignore', 'pipe', 'pipe'], env, cwd: sandbox.work, detached: true });
+      const { bwrap, setpriv } = sandbox.status;
+      const memoryMb = req.limits?.memoryMb ?? DEFAULT_MEMORY_MB;
+      guard = guardTree({ tasks: SANDBOX_TASKS, memoryBytes: (memoryMb > 0 ? memoryMb : DEFAULT_MEMORY_MB) * (1 << 20) });
+      const env = { PATH: '/usr/bin:/bin', PYTHONHASHSEED: '0', HOME: SANDBOX_WORK, TMPDIR: SANDBOX_WORK, LANG: 'C.UTF-8' };
+      const inner = [
+        ...(setpriv ? [setpriv, ...setprivArgs()] : []),
+        bwrap,
+        ...bwrapArgs({ python: resolvePython(python), files: [sandbox.programDir, sandbox.tracerDir] }),
+        resolvePython(python),
+        ...args,
+      ];
+      const [cmd, ...cmdArgs] = guard.cgroupProcs.length > 0 ? ['/bin/sh', '-c', JOIN_CGROUP, 'sh', String(guard.cgroupProcs.length), ...guard.cgroupProcs, ...inner] : inner;
+      child = spawn(cmd!, cmdArgs, { stdio: ['ignore', 'pipe', 'pipe'], env, cwd: sandbox.stage, detached: true });
     } else {
       child = spawn(python, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONHASHSEED: '0' } });
     }
@@ -228,6 +244,9 @@ function runTracerIn(req: TraceRequest, sandbox: { work: string } | null): Promi
       (timeoutSeconds + margin) * 1000,
     );
 
+    // The tree's limits: a cgroup's are the kernel's; the watchdog looks from outside.
+    if (guard && child.pid !== undefined) guard.started(child.pid, (why) => fail(new TraceFailure(/memory/.test(why) ? 'memory' : 'limit', `the sandbox stopped the program: ${why}`)));
+
     const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
     lines.on('line', (line) => {
       lineNo += 1;
@@ -267,6 +286,7 @@ function runTracerIn(req: TraceRequest, sandbox: { work: string } | null): Promi
       if (settled) return;
       settled = true;
       clearTimeout(killTimer);
+      guard?.close();
       fn();
     };
 
@@ -275,9 +295,22 @@ function runTracerIn(req: TraceRequest, sandbox: { work: string } | null): Promi
     );
 
     // 'close' comes after stdout has ended, so every line has been seen.
-    child.on('close', (code, signal) =>
+    child.on('close', (exitCode, exitSignal) =>
       settle(() => {
+        let code = exitCode;
+        let signal = exitSignal;
         if (failure) return reject(failure);
+        if (sandbox) {
+          // bwrap answers for the tracer: 128 + n when a signal n ended it.
+          const name = code !== null && code > 128 ? signalName(code - 128) : undefined;
+          if (name && !exit) [code, signal] = [null, name];
+          const limit = guard?.verdict();
+          if (limit && !exit && !error) return reject(new TraceFailure(/memory/.test(limit) ? 'memory' : 'limit', `the sandbox stopped the program: ${limit}`));
+          const said = lastLine(stderr);
+          if (!exit && !error && events.length === 0 && (code === 125 || said.startsWith('bwrap:') || said.startsWith('setpriv:'))) {
+            return reject(new TraceFailure('sandbox', `the sandbox could not start, so the program was not run: ${said || `exit status ${code}`}`));
+          }
+        }
         if (error) return reject(new TraceFailure(error.kind, error.message));
         if (signal) {
           const why =
@@ -304,6 +337,10 @@ function runTracerIn(req: TraceRequest, sandbox: { work: string } | null): Promi
       }),
     );
   });
+}
+
+function signalName(n: number): NodeJS.Signals | undefined {
+  return (Object.entries(osConstants.signals) as [NodeJS.Signals, number][]).find(([, v]) => v === n)?.[0];
 }
 
 function lastLine(text: string): string {

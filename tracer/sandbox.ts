@@ -1,0 +1,523 @@
+/**
+ * Verify mode's sandbox: the one place ndb runs someone's program, so it runs inside
+ * bubblewrap (`bwrap`, the sandbox Flatpak uses; Debian's `bubblewrap` package) and never
+ * without it. What it sets up (docs/security.md, "Verify sandbox"; test/verify-escape.test.ts
+ * tries to get out of each):
+ *
+ * - new user, PID, network, IPC, UTS and cgroup namespaces; no nested user namespaces
+ *   (`--disable-userns`); every capability dropped (`--cap-drop ALL`), no new privileges;
+ * - when ndb runs as root, the sandbox runs as uid/gid 65534 (`setpriv`), so that nothing the
+ *   kernel grants to uid 0 (owner rights on root's files, /proc/sys, RLIMIT_NPROC exemption)
+ *   reaches the program;
+ * - a file system of its own: a read-only root with only /usr (and the /bin, /lib, /sbin links
+ *   or read-only binds), the interpreter's prefix when it lives elsewhere, a read-only copy of
+ *   the program and the tracer, /proc of its PID namespace, a minimal /dev, and two small tmpfs
+ *   (/tmp, the scratch directory and working directory; /dev/shm); nothing of the host's /tmp,
+ *   /run, /home, /root or /etc, so no host Unix socket is reachable by path, and the network
+ *   namespace has only its own loopback (no host IP, no host abstract sockets);
+ * - limits that hold for the whole process tree: a cgroup (v2, else v1) with `pids.max` and a
+ *   total memory limit where the machine offers a writable one, else a watchdog that counts the
+ *   tree's tasks and resident memory every few milliseconds and kills it; plus the tracer's
+ *   hard per-process limits (tracer.py --sandbox) and the wall clock (run-tracer.ts).
+ */
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join, resolve } from 'node:path';
+
+/** The uid and gid the sandbox runs as when ndb itself runs as root. */
+export const SANDBOX_UID = 65534;
+/**
+ * Tasks (processes and threads) in the whole sandbox, bwrap's own two included: the program
+ * can start 13 besides the tracer. (tracer.py's RLIMIT_NPROC of 16, which binds the sandbox's
+ * uid inside its own user namespace, is the second wall.)
+ */
+export const SANDBOX_TASKS = 16;
+/** Size of the scratch tmpfs (/tmp, the working directory) and of /dev/shm. */
+export const SANDBOX_TMP_BYTES = 64 << 20;
+export const SANDBOX_SHM_BYTES = 16 << 20;
+/** The working directory inside the sandbox (on its /tmp). */
+export const SANDBOX_WORK = '/tmp/work';
+
+export type SandboxStatus =
+  | { ok: true; bwrap: string; setpriv: string | null; limits: LimitsKind }
+  | { ok: false; reason: string };
+
+export type LimitsKind = 'cgroup v2' | 'cgroup v1' | 'watchdog';
+
+const NOT_RUN = 'The program was not run.';
+const INSTALL = 'Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap) or set NDB_BWRAP to its path.';
+
+/** bwrap's path: NDB_BWRAP, else the first `bwrap` on PATH or in /usr/bin. */
+export function bwrapPath(): string {
+  const set = process.env.NDB_BWRAP;
+  if (set !== undefined && set !== '') return set;
+  return findOnPath('bwrap') ?? '/usr/bin/bwrap';
+}
+
+function findOnPath(name: string): string | null {
+  const dirs = (process.env.PATH ?? '').split(delimiter).filter((d) => d !== '');
+  for (const d of [...dirs, '/usr/bin', '/bin', '/usr/sbin']) {
+    const p = join(d, name);
+    try {
+      accessSync(p, constants.X_OK);
+      if (statSync(p).isFile()) return p;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+function asRoot(): boolean {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+const probes = new Map<string, SandboxStatus>();
+
+/**
+ * Whether verify mode can run a program here, and if not why, in words that say what to
+ * install or allow. Probed once per bwrap path and interpreter (a real sandbox running the
+ * interpreter), so the answer is the machine's, not a guess.
+ */
+export function sandboxStatus(python: string): SandboxStatus {
+  const bwrap = bwrapPath();
+  const key = `${bwrap}\0${python}\0${process.env.NDB_SANDBOX_LIMITS ?? ''}`;
+  let status = probes.get(key);
+  if (status === undefined) {
+    status = probe(bwrap, python);
+    probes.set(key, status);
+  }
+  return status;
+}
+
+function probe(bwrap: string, python: string): SandboxStatus {
+  if (process.platform !== 'linux') {
+    return { ok: false, reason: `verify mode runs the program only inside a sandbox (bubblewrap, Linux), and this is ${process.platform}. ${NOT_RUN}` };
+  }
+  try {
+    accessSync(bwrap, constants.X_OK);
+  } catch {
+    return { ok: false, reason: `verify mode runs the program only inside a sandbox, and bubblewrap is not installed here (no executable ${bwrap}). ${INSTALL} ${NOT_RUN}` };
+  }
+  let setpriv: string | null = null;
+  if (asRoot()) {
+    setpriv = findOnPath('setpriv');
+    if (setpriv === null) {
+      return {
+        ok: false,
+        reason: `verify mode runs the program only inside a sandbox, and as root it first drops to uid ${SANDBOX_UID} with setpriv, which is missing. Install util-linux (Debian/Ubuntu: apt-get install util-linux). ${NOT_RUN}`,
+      };
+    }
+  }
+  const args = bwrapArgs({ python: resolvePython(python), files: [] });
+  const cmd = setpriv ? setpriv : bwrap;
+  const cmdArgs = setpriv ? [...setprivArgs(), bwrap, ...args, python, '-c', 'pass'] : [...args, python, '-c', 'pass'];
+  const r = spawnSync(cmd, cmdArgs, { encoding: 'utf8', timeout: 10_000, env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' } });
+  if (r.status !== 0) {
+    const said = (r.stderr || r.error?.message || `exit status ${r.status}`).trim().split('\n').pop()!.slice(0, 300);
+    const hint = /namespace|Operation not permitted|setting up uid map|No permissions/i.test(said)
+      ? 'This kernel or container forbids unprivileged user namespaces: allow them (sysctl kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0; in a container, a seccomp profile and AppArmor policy that permit them, e.g. docker --security-opt seccomp=unconfined), or run ndb on a machine that has them.'
+      : `Check that bubblewrap works here (try: ${bwrap} --unshare-all --ro-bind /usr /usr ${python} -c pass).`;
+    return { ok: false, reason: `verify mode runs the program only inside a sandbox, and bubblewrap cannot make one here (${said}). ${hint} ${NOT_RUN}` };
+  }
+  return { ok: true, bwrap, setpriv, limits: limitsKind() };
+}
+
+/** setpriv's arguments: become uid/gid 65534 with no supplementary groups and no capabilities. */
+export function setprivArgs(): string[] {
+  return [`--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--inh-caps=-all', '--'];
+}
+
+/** The interpreter's absolute path (PATH lookup for a bare name). */
+export function resolvePython(python: string): string {
+  if (python.includes('/')) return resolve(python);
+  return findOnPath(python) ?? python;
+}
+
+export interface SandboxFiles {
+  /** The interpreter, as it will be run (absolute). */
+  python: string;
+  /** Host paths bound read-only at the same path inside. */
+  files: string[];
+}
+
+/**
+ * bwrap's arguments up to the command. The order matters: /tmp's tmpfs comes before the binds
+ * that may land in it, the read-only remounts last.
+ */
+export function bwrapArgs(opts: SandboxFiles): string[] {
+  const a = [
+    '--unshare-user',
+    '--disable-userns',
+    '--unshare-pid',
+    '--unshare-net',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    '--hostname',
+    'ndb-sandbox',
+    '--cap-drop',
+    'ALL',
+    '--die-with-parent',
+    '--new-session',
+    '--ro-bind',
+    '/usr',
+    '/usr',
+  ];
+  for (const top of ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32']) {
+    let st;
+    try {
+      st = lstatSync(top);
+    } catch {
+      continue;
+    }
+    if (st.isSymbolicLink()) a.push('--symlink', readlinkSync(top), top);
+    else if (st.isDirectory()) a.push('--ro-bind', top, top);
+  }
+  // An interpreter outside /usr (a venv, /opt/python): its prefix, read-only.
+  for (const p of new Set([opts.python, realOr(opts.python)])) {
+    if (!p.startsWith('/usr/') && !/^\/(s?bin|lib(32|64|x32)?)\//.test(p)) {
+      const prefix = dirname(dirname(p));
+      if (prefix !== '/') a.push('--ro-bind', prefix, prefix);
+    }
+  }
+  a.push('--ro-bind-try', '/etc/ld.so.cache', '/etc/ld.so.cache');
+  a.push('--ro-bind-try', '/etc/localtime', '/etc/localtime');
+  a.push('--proc', '/proc', '--dev', '/dev');
+  a.push('--perms', '1777', '--size', String(SANDBOX_SHM_BYTES), '--tmpfs', '/dev/shm');
+  a.push('--perms', '1777', '--size', String(SANDBOX_TMP_BYTES), '--tmpfs', '/tmp');
+  a.push('--dir', SANDBOX_WORK);
+  for (const f of opts.files) a.push('--ro-bind', f, f);
+  a.push('--remount-ro', '/dev', '--remount-ro', '/');
+  a.push('--chdir', SANDBOX_WORK, '--');
+  return a;
+}
+
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+// ---- limits on the whole tree --------------------------------------------------------------
+
+export interface TreeLimits {
+  /** Tasks (processes and threads) at once. */
+  tasks: number;
+  /** Resident memory of the whole tree (cgroup: charged memory, tmpfs included), bytes. */
+  memoryBytes: number;
+}
+
+/** How the sandbox's tree is limited, once started: a cgroup or a watchdog. */
+export interface TreeGuard {
+  kind: LimitsKind;
+  /** Shell words that move the shell running them into the cgroup (none for the watchdog). */
+  cgroupProcs: string[];
+  /** Called with the sandbox's outermost pid once it is spawned. */
+  started(pid: number, kill: (why: string) => void): void;
+  /** Why the guard ended the run, if it did (or the cgroup recorded an OOM kill). */
+  verdict(): string | null;
+  /** Kills whatever is left and removes the cgroup. */
+  close(): void;
+}
+
+interface CgroupDirs {
+  kind: 'cgroup v2' | 'cgroup v1';
+  /** The parent directory per controller (v2: one for all). */
+  parents: { controllers: string[]; dir: string }[];
+}
+
+let cgroupProbe: CgroupDirs | null | undefined;
+
+/** What limits the tree on this machine (NDB_SANDBOX_LIMITS=watchdog forces the watchdog). */
+export function limitsKind(): LimitsKind {
+  return cgroupDirs()?.kind ?? 'watchdog';
+}
+
+function cgroupDirs(): CgroupDirs | null {
+  if (process.env.NDB_SANDBOX_LIMITS === 'watchdog') return null;
+  if (cgroupProbe === undefined) {
+    try {
+      cgroupProbe = findCgroupV2() ?? findCgroupV1();
+    } catch {
+      cgroupProbe = null;
+    }
+  }
+  return cgroupProbe;
+}
+
+interface Mount {
+  root: string;
+  point: string;
+  fstype: string;
+  superOpts: string[];
+}
+
+function cgroupMounts(): Mount[] {
+  const mounts: Mount[] = [];
+  for (const line of readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
+    const [pre, post] = line.split(' - ');
+    if (!pre || !post) continue;
+    const f = pre.split(' ');
+    const [fstype, , opts] = post.split(' ');
+    if (fstype === 'cgroup' || fstype === 'cgroup2') {
+      mounts.push({ root: unescape(f[3]!), point: unescape(f[4]!), fstype, superOpts: (opts ?? '').split(',') });
+    }
+  }
+  return mounts;
+}
+
+function unescape(s: string): string {
+  return s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+}
+
+/** This process's cgroup path per hierarchy: '' for v2, else each controller name. */
+function ownCgroups(): Map<string, string> {
+  const own = new Map<string, string>();
+  for (const line of readFileSync('/proc/self/cgroup', 'utf8').split('\n')) {
+    const m = /^\d+:([^:]*):(.*)$/.exec(line);
+    if (!m) continue;
+    if (m[1] === '') own.set('', m[2]!);
+    else for (const c of m[1]!.split(',')) own.set(c, m[2]!);
+  }
+  return own;
+}
+
+function within(mount: Mount, path: string): string {
+  const rel = mount.root !== '/' && path.startsWith(mount.root) ? path.slice(mount.root.length) : path;
+  return join(mount.point, rel);
+}
+
+/** A v2 directory under which a child cgroup gets pids and memory: writable, both delegated. */
+function findCgroupV2(): CgroupDirs | null {
+  const mount = cgroupMounts().find((m) => m.fstype === 'cgroup2');
+  if (!mount) return null;
+  const own = ownCgroups().get('');
+  const candidates = [process.env.NDB_SANDBOX_CGROUP, mount.point, own !== undefined ? within(mount, own) : undefined];
+  for (const dir of candidates) {
+    if (!dir || !existsSync(join(dir, 'cgroup.subtree_control'))) continue;
+    if (!hasControllers(dir, ['pids', 'memory'])) {
+      try {
+        // Fails (EBUSY) where the directory holds processes and is not the root.
+        writeFileSync(join(dir, 'cgroup.subtree_control'), '+pids +memory');
+      } catch {
+        continue;
+      }
+      if (!hasControllers(dir, ['pids', 'memory'])) continue;
+    }
+    if (canMakeChild(dir)) return { kind: 'cgroup v2', parents: [{ controllers: ['pids', 'memory', 'cpu'], dir }] };
+  }
+  return null;
+}
+
+function hasControllers(dir: string, want: string[]): boolean {
+  try {
+    const have = readFileSync(join(dir, 'cgroup.subtree_control'), 'utf8').trim().split(/\s+/);
+    return want.every((c) => have.includes(c));
+  } catch {
+    return false;
+  }
+}
+
+/** v1: the pids and memory hierarchies, each at this process's own cgroup. */
+function findCgroupV1(): CgroupDirs | null {
+  const own = ownCgroups();
+  const parents: { controllers: string[]; dir: string }[] = [];
+  for (const controller of ['pids', 'memory']) {
+    const mount = cgroupMounts().find((m) => m.fstype === 'cgroup' && m.superOpts.includes(controller));
+    const path = own.get(controller);
+    if (!mount || path === undefined) return null;
+    const dir = within(mount, path);
+    if (!canMakeChild(dir)) return null;
+    parents.push({ controllers: [controller], dir });
+  }
+  return { kind: 'cgroup v1', parents };
+}
+
+function canMakeChild(dir: string): boolean {
+  const test = join(dir, `ndb-probe-${process.pid}`);
+  try {
+    mkdirSync(test);
+    rmdirSync(test);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let serial = 0;
+
+/** Limits for one run's tree: a fresh cgroup, or a watchdog where none can be made. */
+export function guardTree(limits: TreeLimits): TreeGuard {
+  const dirs = cgroupDirs();
+  if (dirs) {
+    try {
+      return cgroupGuard(dirs, limits);
+    } catch {
+      // e.g. the hierarchy became unwritable: the watchdog still holds
+    }
+  }
+  return watchdogGuard(limits);
+}
+
+function cgroupGuard(dirs: CgroupDirs, limits: TreeLimits): TreeGuard {
+  const name = `ndb-sandbox-${process.pid}-${++serial}`;
+  const made: { controllers: string[]; dir: string }[] = [];
+  const write = (dir: string, file: string, value: string, required: boolean) => {
+    try {
+      writeFileSync(join(dir, file), value);
+    } catch (err) {
+      if (required) throw err;
+    }
+  };
+  try {
+    for (const parent of dirs.parents) {
+      const dir = join(parent.dir, name);
+      mkdirSync(dir);
+      made.push({ controllers: parent.controllers, dir });
+      if (dirs.kind === 'cgroup v2') {
+        write(dir, 'pids.max', String(limits.tasks), true);
+        write(dir, 'memory.max', String(limits.memoryBytes), true);
+        write(dir, 'memory.swap.max', '0', false);
+        write(dir, 'memory.oom.group', '0', false);
+        // One CPU at most, where the cpu controller is delegated.
+        write(dir, 'cpu.max', '100000 100000', false);
+      } else if (parent.controllers.includes('pids')) {
+        write(dir, 'pids.max', String(limits.tasks), true);
+      } else {
+        write(dir, 'memory.limit_in_bytes', String(limits.memoryBytes), true);
+        write(dir, 'memory.memsw.limit_in_bytes', String(limits.memoryBytes), false);
+      }
+    }
+  } catch (err) {
+    removeCgroups(made.map((m) => m.dir));
+    throw err;
+  }
+  const memDir = made.find((m) => m.controllers.includes('memory'))!.dir;
+  const oomKills = () => {
+    try {
+      const text = readFileSync(join(memDir, dirs.kind === 'cgroup v2' ? 'memory.events' : 'memory.oom_control'), 'utf8');
+      return Number(/oom_kill (\d+)/.exec(text)?.[1] ?? 0);
+    } catch {
+      return 0;
+    }
+  };
+  return {
+    kind: dirs.kind,
+    cgroupProcs: made.map((m) => join(m.dir, 'cgroup.procs')),
+    started() {},
+    verdict: () =>
+      oomKills() > 0 ? `its processes together went over the sandbox's ${Math.round(limits.memoryBytes / (1 << 20))} MiB of memory and the kernel killed one` : null,
+    close: () => removeCgroups(made.map((m) => m.dir)),
+  };
+}
+
+/** Kills every process left in the cgroups, then removes them (a few tries: exits take time). */
+function removeCgroups(dirs: string[]): void {
+  for (const dir of dirs) {
+    try {
+      writeFileSync(join(dir, 'cgroup.kill'), '1');
+    } catch {
+      // v1, or a kernel before 5.14: by pid
+    }
+    for (let tries = 0; tries < 200; tries++) {
+      try {
+        const pids = readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter((l) => l !== '');
+        for (const pid of pids) {
+          try {
+            process.kill(Number(pid), 'SIGKILL');
+          } catch {
+            // gone
+          }
+        }
+        rmdirSync(dir);
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') break;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+      }
+    }
+  }
+}
+
+/** How often the watchdog looks, in ms. */
+const WATCH_MS = 10;
+
+function watchdogGuard(limits: TreeLimits): TreeGuard {
+  let timer: NodeJS.Timeout | undefined;
+  let why: string | null = null;
+  const page = 4096;
+  return {
+    kind: 'watchdog',
+    cgroupProcs: [],
+    started(root, kill) {
+      const look = () => {
+        const tree = treeOf(root);
+        if (tree === null) return;
+        let tasks = 0;
+        let rss = 0;
+        for (const p of tree) {
+          tasks += p.threads;
+          rss += p.rssPages * page;
+        }
+        if (tasks > limits.tasks) why = `it started more than ${limits.tasks} processes and threads at once`;
+        else if (rss > limits.memoryBytes) why = `its processes together held more than ${Math.round(limits.memoryBytes / (1 << 20))} MiB of memory`;
+        if (why !== null) {
+          clearInterval(timer);
+          kill(why);
+        }
+      };
+      timer = setInterval(look, WATCH_MS);
+      timer.unref();
+    },
+    verdict: () => why,
+    close: () => clearInterval(timer),
+  };
+}
+
+interface Proc {
+  pid: number;
+  ppid: number;
+  threads: number;
+  rssPages: number;
+}
+
+/** `root` and its descendants, from /proc (null when root is gone). */
+function treeOf(root: number): Proc[] | null {
+  const children = new Map<number, Proc[]>();
+  let rootProc: Proc | null = null;
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  for (const name of names) {
+    const c = name.charCodeAt(0);
+    if (c < 48 || c > 57) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+    } catch {
+      continue;
+    }
+    // pid (comm) state ppid ... num_threads(20) ... rss(24): comm may hold spaces and parens.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const p: Proc = { pid: Number(name), ppid: Number(f[1]), threads: Number(f[17]), rssPages: Number(f[21]) };
+    if (p.pid === root) rootProc = p;
+    let list = children.get(p.ppid);
+    if (!list) children.set(p.ppid, (list = []));
+    list.push(p);
+  }
+  if (!rootProc) return null;
+  const out: Proc[] = [];
+  const todo = [rootProc];
+  while (todo.length > 0) {
+    const p = todo.pop()!;
+    out.push(p);
+    for (const c of children.get(p.pid) ?? []) todo.push(c);
+  }
+  return out;
+}
