@@ -4,8 +4,8 @@
  * them and owns the one-line usage error (passed in as `usage`). The measuring is
  * evaluation/'s; this file is only its command line, so evaluation/ never imports cli/.
  */
-import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { defineCommand, type FlagSpecs, type Parsed, type UsageErrorFactory } from './command-line.js';
 import { requireDatasetFiles } from '../data-pipeline/data-input.js';
 import { isPolicy, POLICIES } from '../data-pipeline/trajectories.js';
@@ -24,6 +24,7 @@ import { evaluateVerify, formatVerifyEval } from '../evaluation/verify-eval.js';
 import { CorpusFileError, defaultCorpusDir, evaluatePdb, formatPdbEval, missLines, readCorpus, SPLITS, type Split } from '../evaluation/pdb-eval.js';
 import { VERIFY_METHOD } from '../evaluation/verify.js';
 import { ALL_RULES, NO_RULES, parseRuleSelection, RULE_FAMILIES, type RuleSelection } from '../semantics/rule.js';
+import { commandOf, END, figuresTable, MarkerError, readReports, reportFile, tableBetweenMarkers, withTable, type EvalName } from './figures.js';
 
 
 
@@ -57,6 +58,23 @@ function precisionOf(value: string | undefined, usage: UsageErrorFactory): Preci
   if (value === undefined) return 'fp32';
   if (isPrecision(value)) return value;
   throw usage(`--precision must be fp32 or int8, got ${JSON.stringify(value)}`);
+}
+
+/** `--report FILE`: the report as JSON, with its command and commit, for `ndb eval tables` (cli/figures.ts). */
+const REPORT_FLAG = { type: 'string', value: 'FILE.json', description: 'also write the report as JSON to FILE, with the command and the commit it ran at (ndb eval tables reads reports/*.json)' } as const;
+
+/** Where `ndb eval tables` looks for reports by default: reports/ at the package root (gitignored). */
+const defaultReportsDir = () => join(packageRoot(), 'reports');
+
+/** Fails now, not after an hour of evaluation, when the report cannot be written. */
+function checkReportPath(file: string | undefined): void {
+  if (file !== undefined) writeFileSync(file, '');
+}
+
+function writeReport(file: string | undefined, evalName: EvalName, flags: object, values: Record<string, unknown>, modelDir: string, report: unknown): void {
+  if (file === undefined) return;
+  const command = commandOf(evalName, Object.keys(flags), values, packageRoot());
+  writeFileSync(file, JSON.stringify(reportFile(evalName, command, modelDir, report, packageRoot()), null, 2) + '\n');
 }
 
 /** `--rules`: which of the symbolic stepper's rule families decode with the model (semantics/rule.ts). */
@@ -138,6 +156,7 @@ const STATES_FLAGS = {
   'compare-unconstrained': { type: 'boolean', description: 'also score the model decoding with the grammar alone (--rules none beside the rules chosen)' },
   misses: { type: 'string', value: 'FILE.jsonl', description: "write every step the model got wrong (the state before, the action, the truth, the prediction) to FILE" },
   policy: { type: 'string', value: POLICIES.join('|'), description: "how trajectories are sampled: the paper's mix (default), walk (line by line: step_into and step_over, forward and back, as a user presses F10 and F11), jumps" },
+  report: REPORT_FLAG,
 } satisfies FlagSpecs;
 
 const STATES_COMMAND = defineCommand({
@@ -159,6 +178,7 @@ async function statesCommand({ values }: Parsed<typeof STATES_FLAGS>, usage: Usa
   const unconstrained = values['compare-unconstrained'] ? await loadModel(dir, precision, usage, NO_RULES) : null;
   const misses: string[] = [];
   if (values.misses) writeFileSync(values.misses, ''); // an unwritable path fails now, not after the run
+  checkReportPath(values.report);
   const keepModelMiss = (miss: StateMiss) => {
     if (miss.predictor === 'model') misses.push(JSON.stringify(miss));
   };
@@ -175,6 +195,7 @@ async function statesCommand({ values }: Parsed<typeof STATES_FLAGS>, usage: Usa
     );
     if (values.misses) writeFileSync(values.misses, misses.map((m) => m + '\n').join(''));
     const labels = { model: `model (${dir})`, unconstrained: `model (${dir}) with the grammar alone`, baseline: 'baseline: same locals, next line' };
+    writeReport(values.report, 'states', STATES_FLAGS, values, dir, { modelDir: dir, ...report });
     process.stdout.write(values.json ? JSON.stringify({ modelDir: dir, ...report }, null, 2) + '\n' : formatStates(report, labels));
   } finally {
     await model.release();
@@ -195,6 +216,7 @@ const CRUXEVAL_FLAGS = {
   candidates: { type: 'string', value: 'N', description: `input task's forward check: then N more answers from return states the model draws, checked the same way (default ${INPUT_CANDIDATES}; 0: none)` },
   rules: RULES_FLAG,
   rollout: ROLLOUT_FLAG,
+  report: REPORT_FLAG,
 } satisfies FlagSpecs;
 
 const CRUXEVAL_COMMAND = defineCommand({
@@ -220,6 +242,7 @@ async function cruxevalCommand({ values }: Parsed<typeof CRUXEVAL_FLAGS>, usage:
   if (values.check !== undefined && task === 'output') throw usage('--check applies to --task input only');
   if (values.candidates !== undefined && (task === 'output' || check === 'none')) throw usage("--candidates applies to --task input's forward check only");
   const rows = await loadRows(values.data, limitOf(values.limit, usage), usage);
+  checkReportPath(values.report);
   const dir = values.model ?? defaultModelDir();
   // Each row's run is many calls long: a rollout's every jump costs steps (--rollout N opts in).
   const model = await loadModel(dir, precisionOf(values.precision, usage), usage, rulesOf(values.rules, usage), countOf(values.rollout, usage, '--rollout') ?? 0);
@@ -229,6 +252,7 @@ async function cruxevalCommand({ values }: Parsed<typeof CRUXEVAL_FLAGS>, usage:
     const samples = limitOf(values.samples, usage, '--samples');
     const candidates = countOf(values.candidates, usage, '--candidates');
     const report = await evaluateCruxEval(rows, model, frames, { task, method, check: check === 'forward', ...(samples === undefined ? {} : { samples }), ...(candidates === undefined ? {} : { candidates }), onProgress: (done) => bar.update(done) });
+    writeReport(values.report, 'cruxeval', CRUXEVAL_FLAGS, values, dir, { modelDir: dir, ...report });
     process.stdout.write(values.json ? JSON.stringify({ modelDir: dir, ...report }, null, 2) + '\n' : formatCruxEval(report));
   } finally {
     await model.release();
@@ -248,6 +272,7 @@ const VERIFY_EVAL_FLAGS = {
   precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32; int8: the folder's int8 file)" },
   rules: RULES_FLAG,
   rollout: ROLLOUT_FLAG,
+  report: REPORT_FLAG,
 } satisfies FlagSpecs;
 
 const VERIFY_EVAL_COMMAND = defineCommand({
@@ -271,11 +296,13 @@ async function verifyEvalCommand({ values }: Parsed<typeof VERIFY_EVAL_FLAGS>, u
   if (!isOutputMethod(method)) throw usage(`--method must be one of ${OUTPUT_METHODS.join(', ')}`);
   const limit = limitOf(values.limit, usage);
   const rows = await loadRows(values.data ?? join(packageRoot(), 'evaluation', 'heldout-real.jsonl'), undefined, usage);
+  checkReportPath(values.report);
   const dir = values.model ?? defaultModelDir();
   const model = await loadModel(dir, precisionOf(values.precision, usage), usage, rulesOf(values.rules, usage), countOf(values.rollout, usage, '--rollout') ?? 0);
   try {
     const bar = limit === undefined ? undefined : new ProgressBar('verify pools', limit);
     const report = await evaluateVerify(rows, model, { k, maxCases, seed, method, ...(limit === undefined ? {} : { limit }), ...(samples === undefined ? {} : { samples }), onProgress: (pools) => bar?.update(pools) });
+    writeReport(values.report, 'verify', VERIFY_EVAL_FLAGS, values, dir, { modelDir: dir, ...report });
     process.stdout.write(values.json ? JSON.stringify({ modelDir: dir, ...report }, null, 2) + '\n' : formatVerifyEval(report));
   } finally {
     await model.release();
@@ -291,6 +318,7 @@ const PDB_FLAGS = {
   rules: RULES_FLAG,
   corpus: { type: 'string', value: 'DIR', description: 'a corpus folder with corpus.json (default evaluation/pdb-corpus)' },
   misses: { type: 'string', value: 'FILE.jsonl', description: "write the dev programs' misses to FILE: each program's first wrong stop (pdb's and ndb's), each re-synced step missed (held-out programs never)" },
+  report: REPORT_FLAG,
 } satisfies FlagSpecs;
 
 const PDB_COMMAND = defineCommand({
@@ -322,17 +350,62 @@ async function pdbCommand({ values }: Parsed<typeof PDB_FLAGS>, usage: UsageErro
   programs = programs.slice(0, limit);
   const rules = rulesOf(values.rules, usage);
   if (values.misses) writeFileSync(values.misses, ''); // an unwritable path fails now, not after the run
+  checkReportPath(values.report);
   const dir = values.model ?? defaultModelDir();
   const model = await loadModel(dir, precisionOf(values.precision, usage), usage, rules);
   try {
     const bar = new ProgressBar('programs', programs.length);
     const report = await evaluatePdb(programs, model, split as Split | 'all', { onProgress: (done) => bar.update(done) });
     if (values.misses) writeFileSync(values.misses, missLines(report).map((m) => m + '\n').join(''));
+    writeReport(values.report, 'pdb', PDB_FLAGS, values, dir, { modelDir: dir, rules: values.rules ?? 'all', ...report });
     process.stdout.write(values.json ? JSON.stringify({ modelDir: dir, rules: values.rules ?? 'all', ...report }, null, 2) + '\n' : formatPdbEval(report, `model ${dir}${values.rules ? `, rules ${values.rules}` : ''}`));
   } finally {
     await model.release();
   }
 }
 
+const TABLES_FLAGS = {
+  reports: { type: 'string', value: 'DIR', description: 'the folder of report files (default reports/ at the package root)' },
+  readme: { type: 'string', value: 'FILE', description: 'the file whose figures table to rewrite (default README.md at the package root)' },
+  check: { type: 'boolean', description: 'change nothing; exit with an error when the table is not what the reports give' },
+} satisfies FlagSpecs;
+
+const TABLES_COMMAND = defineCommand({
+  name: 'tables',
+  summary: "regenerate the README's figures table from the latest reports",
+  description: `Rewrite the README's figures table (between its figures markers) from the latest
+report of each row's command: reports are what ndb eval states|cruxeval|verify|pdb write with
+--report FILE (put them in reports/, which git ignores). A row whose command has no report
+keeps the README's row. The rows and their commands are listed in cli/figures.ts.`,
+  flags: TABLES_FLAGS,
+  run: tablesCommand,
+});
+
+async function tablesCommand({ values }: Parsed<typeof TABLES_FLAGS>, usage: UsageErrorFactory): Promise<void> {
+  const readme = resolve(values.readme ?? join(packageRoot(), 'README.md'));
+  if (!existsSync(readme)) throw usage(`no such file: ${readme}`);
+  const text = readFileSync(readme, 'utf8');
+  const dir = resolve(values.reports ?? defaultReportsDir());
+  let current: string;
+  try {
+    current = tableBetweenMarkers(text, readme);
+  } catch (err) {
+    throw err instanceof MarkerError ? usage(err.message) : err;
+  }
+  const { table, sources } = figuresTable(readReports(dir), current);
+  const next = withTable(text, table, readme);
+  for (const s of sources) {
+    const from = s.from === 'report' ? `report of ${s.commit ?? 'no commit'}, ${s.date}` : s.from === 'kept' ? 'no report: kept as it was' : 'no report and no row: not measured yet';
+    process.stdout.write(`${s.measure}: ${from}\n`);
+  }
+  if (values.check) {
+    if (next !== text) throw usage(`${readme}: the figures table is not what the reports in ${dir} give; run ndb eval tables`);
+    process.stdout.write(`${readme}: the figures table matches the reports\n`);
+    return;
+  }
+  if (next !== text) writeFileSync(readme, next);
+  process.stdout.write(`${next === text ? 'unchanged' : 'rewrote'} the figures table of ${readme} (up to ${END})\n`);
+}
+
 /** `ndb eval`'s subcommands, in the order its help lists them. */
-export const EVAL_COMMANDS = [MAKE_HELDOUT_COMMAND, STATES_COMMAND, CRUXEVAL_COMMAND, VERIFY_EVAL_COMMAND, PDB_COMMAND] as const;
+export const EVAL_COMMANDS = [MAKE_HELDOUT_COMMAND, STATES_COMMAND, CRUXEVAL_COMMAND, VERIFY_EVAL_COMMAND, PDB_COMMAND, TABLES_COMMAND] as const;
