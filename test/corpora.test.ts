@@ -4,7 +4,7 @@
  * of Debian packages' functions sampled from their docstring examples.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -163,8 +163,15 @@ describe('stdlib calls', () => {
   });
 });
 
+/** What .ci/run installs for these tests (its apt line). */
+const APT_PACKAGES = 'apt-get install python3-boltons python3-inflection python3-toolz python3-more-itertools python3-natsort python3-humanize';
+
 describe('Debian package calls', () => {
   it("covers the packages' modules, from their installed files, every call loading", async () => {
+    // The calls' module files, from the committed corpus: a machine without the packages says what to install.
+    const calls = readFileSync(new URL('../data-pipeline/corpora/packages-calls.jsonl', import.meta.url), 'utf8').trim().split('\n');
+    const missing = [...new Set(calls.map((line) => (JSON.parse(line) as { path: string }).path))].filter((path) => !existsSync(path));
+    expect(missing, `Debian's Python packages that these tests trace are not installed; as root run: ${APT_PACKAGES}`).toEqual([]);
     const specs = corpora.packages;
     expect(new Set(specs.map((spec) => spec.group))).toEqual(new Set(['packages/boltons', 'packages/inflection', 'packages/toolz', 'packages/more_itertools', 'packages/natsort', 'packages/humanize']));
     expect(new Set(specs.map((spec) => spec.id.split('#')[0])).size).toBeGreaterThanOrEqual(100);
