@@ -31,6 +31,8 @@ export class DocumentPredictions {
   /** A later version replaced this one: its results are dropped. */
   stale = false;
   readonly lines: string[];
+  /** The text's hash, once per version (the cache's key; hashing per call was quadratic in a file of many calls). */
+  readonly textHash: string;
   /** Resolves once the calls are known (or the version is stale). */
   readonly ready: Promise<void>;
   markReady!: () => void;
@@ -41,6 +43,7 @@ export class DocumentPredictions {
     readonly text: string,
   ) {
     this.lines = text.split(/\r?\n/);
+    this.textHash = createHash('sha256').update(text).digest('hex');
     this.ready = new Promise((resolve) => (this.markReady = resolve));
   }
 
@@ -66,6 +69,12 @@ export interface PredictionsEvents {
 }
 
 const CACHE_SIZE = 64;
+/**
+ * Analyses (a Python process each) running at once: opening a thousand files, or a client that
+ * sends a thousand versions, queues them rather than starting a thousand Pythons. A version
+ * replaced while it waits is dropped from the queue.
+ */
+const MAX_ANALYSES = 2;
 
 export class Predictions {
   private readonly docs = new Map<string, DocumentPredictions>();
@@ -73,6 +82,8 @@ export class Predictions {
   private readonly jobs = new Map<number, { doc: DocumentPredictions; call: ExampleCall }>();
   /** Complete runs by text and call, oldest first (a Map keeps insertion order). */
   private readonly cache = new Map<string, PredictedRun>();
+  private analyses = 0;
+  private readonly waiting: DocumentPredictions[] = [];
 
   constructor(
     private readonly client: PredictionClient,
@@ -91,12 +102,12 @@ export class Predictions {
     this.retire(uri, version);
     const doc = new DocumentPredictions(uri, version, text);
     this.docs.set(uri, doc);
-    if (!debounce) return void this.analyze(doc);
+    if (!debounce) return this.analyze(doc);
     this.timers.set(
       uri,
       setTimeout(() => {
         this.timers.delete(uri);
-        void this.analyze(doc);
+        this.analyze(doc);
       }, this.debounceMs),
     );
   }
@@ -122,7 +133,25 @@ export class Predictions {
     if (owner && !owner.doc.stale) this.events.status(owner.doc, owner.call, 'started');
   }
 
-  private async analyze(doc: DocumentPredictions): Promise<void> {
+  /** Queues `doc`'s analysis behind at most MAX_ANALYSES running ones. */
+  private analyze(doc: DocumentPredictions): void {
+    this.waiting.push(doc);
+    this.startAnalyses();
+  }
+
+  private startAnalyses(): void {
+    while (this.analyses < MAX_ANALYSES && this.waiting.length > 0) {
+      const doc = this.waiting.shift()!;
+      if (doc.stale) continue;
+      this.analyses++;
+      void this.runAnalysis(doc).finally(() => {
+        this.analyses--;
+        this.startAnalyses();
+      });
+    }
+  }
+
+  private async runAnalysis(doc: DocumentPredictions): Promise<void> {
     try {
       doc.info = await programInfo(doc.text);
     } catch (err) {
@@ -139,7 +168,7 @@ export class Predictions {
   }
 
   private slotFor(doc: DocumentPredictions, call: ExampleCall): Slot {
-    const key = cacheKey(doc.text, call);
+    const key = cacheKey(doc, call);
     const cached = this.cache.get(key);
     if (cached) {
       // Most recently used last: what is evicted is what was not asked for longest.
@@ -170,6 +199,6 @@ export class Predictions {
   }
 }
 
-function cacheKey(text: string, call: ExampleCall): string {
-  return `${createHash('sha256').update(text).digest('hex')}\u0000${call.entry}\u0000${call.args}`;
+function cacheKey(doc: DocumentPredictions, call: ExampleCall): string {
+  return `${doc.textHash}\u0000${call.entry}\u0000${call.args}`;
 }

@@ -47,10 +47,15 @@ export interface ExampleCalls {
   skipped: SkippedCall[];
 }
 
-const COMMENT = /#\s*ndb:\s*(.*?)\s*$/;
-const DOCTEST = /^(\s*)>>>\s+(.*?)\s*$/;
-const ASSERT = /^(\s*assert\s+(?:not\s+)?)(.*?)\s*$/;
 const CALL_HEAD = /^([A-Za-z_][A-Za-z0-9_.]*)\s*\(/;
+/** The most example calls of one file that are predicted: each is a run of the model. */
+export const MAX_EXAMPLE_CALLS = 64;
+/** The most notes about skipped calls one file gets (each is a diagnostic sent to the editor). */
+export const MAX_SKIPPED_NOTES = 200;
+/** The longest call text a note quotes. */
+const MAX_QUOTED_CHARS = 200;
+
+const quoted = (text: string) => (text.length <= MAX_QUOTED_CHARS ? text : `${text.slice(0, MAX_QUOTED_CHARS - 1)}…`);
 
 /**
  * The example calls of `text`, given the file's functions. Duplicates (the same function
@@ -61,6 +66,9 @@ export function findExampleCalls(text: string, functions: readonly FunctionInfo[
   const calls: ExampleCall[] = [];
   const skipped: SkippedCall[] = [];
   const seen = new Set<string>();
+  const skip = (note: SkippedCall) => {
+    if (skipped.length < MAX_SKIPPED_NOTES) skipped.push({ ...note, text: quoted(note.text) });
+  };
   text.split(/\r?\n/).forEach((lineText, line) => {
     const found = scanLine(lineText);
     if (!found) return;
@@ -71,13 +79,13 @@ export function findExampleCalls(text: string, functions: readonly FunctionInfo[
     const span = { line, start: column, end: column + body.length, text: body };
     if (!head || !parsed) {
       // A doctest line is often no call at all (`>>> x = 3`); only the comment promises one.
-      if (kind === 'comment') skipped.push({ ...span, reason: 'an ndb example call is written `# ndb: function(arguments)`, with Python literals as arguments' });
+      if (kind === 'comment') skip({ ...span, reason: 'an ndb example call is written `# ndb: function(arguments)`, with Python literals as arguments' });
       return;
     }
     const entry = head[1]!;
     if (!topLevel.has(entry)) {
       // A doctest may call anything (a builtin, an imported name); a comment means this file's function.
-      if (kind === 'comment') skipped.push({ ...span, reason: `'${entry}' is not a top-level function of this file` });
+      if (kind === 'comment') skip({ ...span, reason: `'${entry}' is not a top-level function of this file` });
       return;
     }
     const call = { ...span, end: column + parsed.length, text: body.slice(0, parsed.length) };
@@ -85,30 +93,75 @@ export function findExampleCalls(text: string, functions: readonly FunctionInfo[
     if (problem) {
       // An assert with names in its call is the program's own check, not a test case: no note.
       if (kind === 'assert') return;
-      skipped.push({ ...call, reason: `${problem}: ndb predicts a run only from Python literals (nothing is executed to compute an argument)` });
+      skip({ ...call, reason: `${problem}: ndb predicts a run only from Python literals (nothing is executed to compute an argument)` });
       return;
     }
     const key = `${entry}\u0000${parsed.args}`;
     if (seen.has(key)) return;
     seen.add(key);
+    if (calls.length >= MAX_EXAMPLE_CALLS) {
+      skip({ ...call, reason: `the file has more than ${MAX_EXAMPLE_CALLS} example calls: ndb predicts the first ${MAX_EXAMPLE_CALLS}` });
+      return;
+    }
     calls.push({ entry, args: parsed.args, text: call.text, line, start: call.start, end: call.end, kind });
   });
   return { calls, skipped };
 }
 
+/**
+ * The lines scanned here come from anyone's file, so every step is linear in the line's length
+ * (a regular expression such as `(.*?)\s*$` is quadratic in a run of blanks: a `# ndb:` line of
+ * 1,000,000 spaces held the server for minutes). What `\s` and trimEnd() call whitespace is the
+ * same set of characters; a body may not hold a line terminator (a lone \r, U+2028), as `.` in
+ * the patterns these functions replaced could not.
+ */
+const WHITESPACE = /\s/;
+const TERMINATOR = /[\n\r\u2028\u2029]/;
+
+function isSpace(c: string | undefined): boolean {
+  return c !== undefined && WHITESPACE.test(c);
+}
+
+/** The first index at or after `i` that is not whitespace. */
+function skipSpaces(text: string, i: number): number {
+  while (i < text.length && isSpace(text[i])) i++;
+  return i;
+}
+
+/** The index of the last line terminator before the line's trailing blanks (-1: none). */
+function lastInnerTerminator(lineText: string): number {
+  const end = lineText.trimEnd().length;
+  for (let i = end - 1; i >= 0; i--) if (TERMINATOR.test(lineText[i]!)) return i;
+  return -1;
+}
+
 /** The text after `# ndb:` or `>>>` on a line, with the column it starts at. */
-function scanLine(lineText: string): { kind: ExampleCall['kind']; body: string; column: number } | null {
-  const doctest = DOCTEST.exec(lineText);
-  if (doctest) {
-    const body = doctest[2]!;
-    return { kind: 'doctest', body, column: lineText.indexOf(body, doctest[1]!.length + 3) };
+export function scanLine(lineText: string): { kind: ExampleCall['kind']; body: string; column: number } | null {
+  const terminator = lastInnerTerminator(lineText);
+  const body = (start: number) => (start > terminator ? lineText.slice(start).trimEnd() : null);
+  const indent = skipSpaces(lineText, 0);
+  // `>>>` then at least one blank (a doctest line).
+  if (lineText.startsWith('>>>', indent) && isSpace(lineText[indent + 3])) {
+    const column = skipSpaces(lineText, indent + 3);
+    const text = body(column);
+    if (text !== null) return { kind: 'doctest', body: text, column };
   }
-  const assertion = ASSERT.exec(lineText);
-  if (assertion) return { kind: 'assert', body: assertion[2]!, column: assertion[1]!.length };
-  const comment = COMMENT.exec(lineText);
-  if (comment && !insideString(lineText, comment.index)) {
-    const body = comment[1]!;
-    return { kind: 'comment', body, column: lineText.lastIndexOf(body) };
+  // `assert` then at least one blank, then an optional `not` and at least one blank.
+  if (lineText.startsWith('assert', indent) && isSpace(lineText[indent + 6])) {
+    let column = skipSpaces(lineText, indent + 6);
+    if (lineText.startsWith('not', column) && isSpace(lineText[column + 3])) column = skipSpaces(lineText, column + 3);
+    const text = body(column);
+    if (text !== null) return { kind: 'assert', body: text, column };
+  }
+  // The first `#` followed (after any blanks) by `ndb:` whose rest holds no line terminator.
+  for (let hash = lineText.indexOf('#'); hash >= 0; hash = lineText.indexOf('#', hash + 1)) {
+    const at = skipSpaces(lineText, hash + 1);
+    if (!lineText.startsWith('ndb:', at)) continue;
+    const column = skipSpaces(lineText, at + 4);
+    const text = body(column);
+    if (text === null) continue;
+    if (insideString(lineText, hash)) return null;
+    return { kind: 'comment', body: text, column };
   }
   return null;
 }
@@ -159,10 +212,29 @@ function splitCall(body: string, open: number, rest = false): { args: string; le
   return null;
 }
 
-const STRING = /^[rRbBuU]{0,2}('''[\s\S]*?'''|"""[\s\S]*?"""|'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*")/;
-const NUMBER = /^(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?[jJ]?)/;
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
+const NUMBER = /(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d+)?[jJ]?)/y;
+const NAME = /[A-Za-z_][A-Za-z0-9_]*/y;
+const STRING_PREFIX = /[rRbBuUfF]{0,2}(?=['"])/y;
 const LITERAL_NAMES = new Set(['True', 'False', 'None']);
+
+/** A match of the sticky pattern `re` at `i` (read once per character: linear). */
+function matchAt(re: RegExp, text: string, i: number): string | null {
+  re.lastIndex = i;
+  const m = re.exec(text);
+  return m ? m[0] : null;
+}
+
+/** Where the string literal whose quote is at `i` ends (past its closing quote), or -1 (unterminated). */
+function stringEnd(text: string, i: number): number {
+  const q = text[i]!;
+  const quote = text.startsWith(q.repeat(3), i) ? q.repeat(3) : q;
+  for (let j = i + quote.length; j < text.length; j++) {
+    if (text[j] === '\\') j++;
+    else if (text.startsWith(quote, j)) return j + quote.length;
+    else if (quote.length === 1 && text[j] === '\n') return -1;
+  }
+  return -1;
+}
 
 /**
  * Why `args` is certainly not a list of Python literals (a name, a call, an f-string, an
@@ -171,25 +243,24 @@ const LITERAL_NAMES = new Set(['True', 'False', 'None']);
 export function literalProblem(args: string): string | null {
   let depth = 0;
   for (let i = 0; i < args.length; ) {
-    const rest = args.slice(i);
-    const string = STRING.exec(rest);
-    if (string) {
-      if (/^[rRbBuU]*[fF]/.test(rest)) return 'an f-string is not a literal';
-      i += string[0].length;
+    const prefix = matchAt(STRING_PREFIX, args, i);
+    if (prefix !== null) {
+      if (/[fF]/.test(prefix)) return 'an f-string is not a literal';
+      const end = stringEnd(args, i + prefix.length);
+      if (end < 0) return 'an unterminated string is not a literal';
+      i = end;
       continue;
     }
-    if (/^[fF][rR]?['"]/.test(rest) || /^[rR][fF]['"]/.test(rest)) return 'an f-string is not a literal';
-    const number = NUMBER.exec(rest);
-    if (number && number[0] !== '') {
-      i += number[0].length;
+    const number = matchAt(NUMBER, args, i);
+    if (number) {
+      i += number.length;
       continue;
     }
-    const name = NAME.exec(rest);
-    if (name) {
-      const word = name[0];
-      const after = args.slice(i + word.length).trimStart();
+    const word = matchAt(NAME, args, i);
+    if (word) {
+      const after = skipSpaces(args, i + word.length);
       // `key=value` at the top level names a keyword argument, not a value.
-      const keyword = depth === 0 && after.startsWith('=') && !after.startsWith('==');
+      const keyword = depth === 0 && args[after] === '=' && args[after + 1] !== '=';
       if (!keyword && !LITERAL_NAMES.has(word)) return `'${word}' is not a literal`;
       i += word.length;
       continue;
@@ -197,7 +268,12 @@ export function literalProblem(args: string): string | null {
     const c = args[i]!;
     if (c === '(' || c === '[' || c === '{') depth++;
     else if (c === ')' || c === ']' || c === '}') depth--;
-    else if (c === '*' && depth === 0 && /^(,|$)/.test(args.slice(0, i).trimEnd().slice(-1))) return 'argument unpacking (* or **) is not a literal';
+    else if (c === '*' && depth === 0) {
+      // A star that starts an argument (after a comma, or first) unpacks; one after a value multiplies.
+      let before = i - 1;
+      while (before >= 0 && isSpace(args[before])) before--;
+      if (before < 0 || args[before] === ',') return 'argument unpacking (* or **) is not a literal';
+    }
     i++;
   }
   return null;

@@ -19,8 +19,11 @@ const MAX_RUNS = 3;
 
 /** The identifier at `character` of a line (0-based), or null. */
 export function wordAt(lineText: string, character: number): { word: string; start: number; end: number } | null {
-  let start = character;
-  let end = character;
+  // A position past the line's end (2**70 from a client) means its end; the walk below is then
+  // bounded by the line's length, whatever the number.
+  const at = Number.isFinite(character) ? Math.max(0, Math.min(Math.floor(character), lineText.length)) : lineText.length;
+  let start = at;
+  let end = at;
   while (start > 0 && IDENTIFIER.test(lineText[start - 1]!)) start--;
   while (end < lineText.length && IDENTIFIER.test(lineText[end]!)) end++;
   const word = lineText.slice(start, end);

@@ -32,12 +32,12 @@ export function debugInlineValues(stop: DebugStop, history: readonly DebugHistor
   for (let i = 1; i < stops.length; i++) {
     const before = stops[i - 1]!;
     for (const [name, value] of Object.entries(stops[i]!.locals)) {
-      if (before.locals[name] !== value) setBy.set(name, before.line);
+      if (!Object.hasOwn(before.locals, name) || before.locals[name] !== value) setBy.set(name, before.line);
     }
   }
   const byLine = new Map<number, string[]>();
   for (const [name, line] of setBy) {
-    const current = stop.locals[name];
+    const current = Object.hasOwn(stop.locals, name) ? stop.locals[name] : undefined;
     if (!current || line < from || line > to || lineText(line) === undefined) continue;
     const confidence = current.confidence < LOW_CONFIDENCE ? ` (${Math.round(100 * current.confidence)}%)` : '';
     const texts = byLine.get(line) ?? [];

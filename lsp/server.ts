@@ -16,8 +16,13 @@ import {
   type Connection,
   createConnection,
   type Hover,
+  type HoverParams,
   type InitializeResult,
+  type InlayHint,
+  type InlayHintParams,
+  type InlineValueParams,
   type InlineValueText,
+  type Range,
   MarkupKind,
   MessageType,
   ProposedFeatures,
@@ -52,6 +57,13 @@ export interface ServerOptions {
 
 /** How long a hover waits for a run still being predicted before it answers with what is known. */
 const HOVER_WAIT_MS = 60_000;
+/**
+ * The longest any request goes unanswered: past it the answer is the empty one (no hover, no
+ * hints) and the server goes on. Requests are served concurrently and the synchronous work of
+ * each is linear in the document (example-calls.ts, wordAt), so one slow request holds up only
+ * itself, never the rest; the budget bounds the waits (analysis, predictions) it may be in.
+ */
+export const REQUEST_BUDGET_MS = HOVER_WAIT_MS + 5_000;
 
 /** Starts the server on stdin/stdout; it runs until the client exits or closes stdin. */
 export function startLanguageServer(options: ServerOptions): Connection {
@@ -164,14 +176,22 @@ export function startLanguageServer(options: ServerOptions): Connection {
     return null;
   }
 
-  connection.onHover(async (params, token): Promise<Hover | null> => {
-    const text = documents.get(params.textDocument.uri);
-    const target = text ? wordAt(lineText(text, params.position.line), params.position.character) : null;
+  /** A request handler run within REQUEST_BUDGET_MS; a bug in it is logged and answered with `empty`. */
+  function budgeted<P, R>(what: string, empty: R, handler: (params: P, token: CancellationToken) => Promise<R> | R) {
+    return (params: P, token: CancellationToken): Promise<R> =>
+      withinBudget(REQUEST_BUDGET_MS, empty, () => handler(params, token), (problem) => connection.console.error(`ndb: ${what}: ${problem}`));
+  }
+
+  connection.onHover(budgeted('hover', null, async (params: HoverParams, token): Promise<Hover | null> => {
+    const text = documents.get(params?.textDocument?.uri);
+    const at = text ? clampPosition(text, params.position) : null;
+    if (!text || !at) return null;
+    const target = wordAt(lineText(text, at.line), at.character);
     if (!target) return null;
     const doc = await readyPredictions(params.textDocument.uri, token);
     if (!doc || doc.info?.kind !== 'ok') return null;
-    const fn = functionAt(doc.info, params.position.line + 1);
-    const range = { start: { line: params.position.line, character: target.start }, end: { line: params.position.line, character: target.end } };
+    const fn = functionAt(doc.info, at.line + 1);
+    const range = { start: { line: at.line, character: target.start }, end: { line: at.line, character: target.end } };
     const markdown = (value: string): Hover => ({ contents: { kind: MarkupKind.Markdown, value }, range });
 
     // During a debug session its stop speaks first; it needs no prediction of ours.
@@ -184,20 +204,22 @@ export function startLanguageServer(options: ServerOptions): Connection {
     await settledOrCancelled(doc.allSettled(), token, HOVER_WAIT_MS);
     const value = exampleHover(target.word, fn, usableRuns(doc.slots));
     return value ? markdown(value) : null;
-  });
+  }));
 
-  connection.languages.inlayHint.on(async (params, token) => {
-    const doc = await readyPredictions(params.textDocument.uri, token);
+  connection.languages.inlayHint.on(budgeted('inlay hints', [] as InlayHint[], async (params: InlayHintParams, token) => {
+    if (!isRange(params?.range)) return [];
+    const doc = await readyPredictions(params.textDocument?.uri, token);
     if (!doc) return [];
     // Only finished runs: the hints of a run in progress would flicker; a refresh follows each run.
     const runs = doc.slots.filter((s) => s.outcome?.kind === 'done').map((s) => s.run);
     const hints = inlayHints(runs, doc.lines, params.range, doc.info?.kind === 'ok' ? new Set(doc.info.executableLines) : undefined);
     // The predicted verdict of each assert line and doctest example (verdict-hints.ts).
     return [...hints, ...(await verdictHints(doc, params.range))].sort((x, y) => x.position.line - y.position.line);
-  });
+  }));
 
   // While a neural debug session is stopped in the document: the predicted values at the lines that set them.
-  connection.languages.inlineValue.on((params) => {
+  connection.languages.inlineValue.on(budgeted('inline values', [] as InlineValueText[], (params: InlineValueParams) => {
+    if (!isRange(params?.range) || typeof params.textDocument?.uri !== 'string') return [];
     const session = sessions.get(params.textDocument.uri);
     const doc = documents.get(params.textDocument.uri);
     if (!session || !doc) {
@@ -211,7 +233,7 @@ export function startLanguageServer(options: ServerOptions): Connection {
       const end = lines[line - 1]!.length;
       return { range: { start: { line: line - 1, character: end }, end: { line: line - 1, character: end } }, text };
     });
-  });
+  }));
 
   connection.onNotification(DEBUG_STATE_NOTIFICATION, (params: DebugStateParams | undefined) => {
     sessions.update(params);
@@ -237,6 +259,51 @@ function routeConsole(connection: Connection): void {
   console.log = console.info = console.debug = (...args: unknown[]) => connection.console.log(args.map(String).join(' '));
   console.warn = (...args: unknown[]) => connection.console.warn(args.map(String).join(' '));
   console.error = (...args: unknown[]) => connection.console.error(args.map(String).join(' '));
+}
+
+/**
+ * A client's position within `doc`: null when it is not a position (numbers missing) or its
+ * line is not in the document; a character past the line's end is its end. Nothing downstream
+ * then walks further than the document (a hover at `character: 2**70` walked down one by one).
+ */
+export function clampPosition(doc: TextDocument, position: unknown): { line: number; character: number } | null {
+  const p = position as { line?: unknown; character?: unknown } | null | undefined;
+  if (typeof p?.line !== 'number' || typeof p.character !== 'number' || !Number.isFinite(p.line) || Number.isNaN(p.character)) return null;
+  const line = Math.floor(p.line);
+  if (line < 0 || line >= doc.lineCount) return null;
+  const character = Number.isFinite(p.character) ? Math.max(0, Math.floor(p.character)) : p.character > 0 ? Number.MAX_SAFE_INTEGER : 0;
+  return { line, character: Math.min(character, Number.MAX_SAFE_INTEGER) };
+}
+
+function isRange(range: unknown): range is Range {
+  const r = range as { start?: { line?: unknown; character?: unknown }; end?: { line?: unknown; character?: unknown } } | null | undefined;
+  return [r?.start?.line, r?.start?.character, r?.end?.line, r?.end?.character].every((n) => typeof n === 'number' && !Number.isNaN(n));
+}
+
+/**
+ * `work`'s answer, or `empty` once `budgetMs` passed or when it threw (`report` says which);
+ * a late answer is dropped.
+ */
+export function withinBudget<R>(budgetMs: number, empty: R, work: () => Promise<R> | R, report: (problem: string) => void): Promise<R> {
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (value: R, problem?: string) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (problem) report(problem);
+      resolve(value);
+    };
+    const timer = setTimeout(() => finish(empty, `no answer within ${budgetMs / 1000} s: answered with nothing`), budgetMs);
+    try {
+      Promise.resolve(work()).then(
+        (value) => finish(value),
+        (err: unknown) => finish(empty, `internal error: ${(err as Error)?.stack ?? String(err)}`),
+      );
+    } catch (err) {
+      finish(empty, `internal error: ${(err as Error)?.stack ?? String(err)}`);
+    }
+  });
 }
 
 function lineText(doc: TextDocument, line: number): string {

@@ -37,12 +37,23 @@ export class DebugSessions {
       this.byUri.delete(key);
       return;
     }
-    this.byUri.set(key, { stop: params.stop, history: Array.isArray(params.history) ? params.history : [] });
+    const locals = ownEntries(params.stop.locals).filter(([, v]) => typeof v === 'object' && v !== null && typeof (v as { value?: unknown }).value === 'string');
+    const stop = { ...params.stop, function: typeof params.stop.function === 'string' ? params.stop.function : '<module>', locals: Object.fromEntries(locals) as DebugStop['locals'] };
+    // Only well-formed history entries: a line, and locals that map names to strings.
+    const history = (Array.isArray(params.history) ? params.history : [])
+      .filter((h) => typeof h === 'object' && h !== null && typeof h.line === 'number' && typeof h.locals === 'object' && h.locals !== null && (h.function === undefined || typeof h.function === 'string'))
+      .map((h) => ({ ...h, locals: Object.fromEntries(ownEntries(h.locals).filter(([, v]) => typeof v === 'string')) as Record<string, string> }));
+    this.byUri.set(key, { stop, history });
   }
 
   get(uri: string): SessionState | undefined {
     return this.byUri.get(uriKey(uri));
   }
+}
+
+/** An object's own entries (never `constructor`, `__proto__` or `toString` of its prototype); none for a non-object. */
+function ownEntries(value: unknown): [string, unknown][] {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.entries(value) : [];
 }
 
 const MAX_CHANGES = 15;
@@ -56,8 +67,9 @@ export function sessionHover(state: SessionState, name: string, functionName: st
   const { stop, history } = state;
   // The session's frame names a function by its code name; a client may send `Class.method`.
   if (stop.function !== functionName && stop.function.split('.').pop() !== functionName) return null;
-  const current = stop.locals[name];
-  const past = history.filter((h) => (h.function === undefined || h.function === functionName) && h.locals && name in h.locals);
+  // Own properties only: a word such as `constructor` under the cursor is no local of the stop.
+  const current = Object.hasOwn(stop.locals, name) ? stop.locals[name] : undefined;
+  const past = history.filter((h) => (h.function === undefined || h.function === functionName) && Object.hasOwn(h.locals, name));
   if (!current && past.length === 0) return null;
   const parts: string[] = [];
   if (current) {

@@ -56,6 +56,8 @@ function entryEnd(run: PredictedRun): { kind: 'normal' | 'error'; value: string 
 }
 
 export async function verdictHints(doc: DocumentPredictions, range: Range): Promise<InlayHint[]> {
+  // No finished run, no verdict: the file's cases (a Python process) are not read for nothing.
+  if (!doc.slots.some((s) => s.outcome?.kind === 'done')) return [];
   const cases = (await documentCases(doc)).filter((c) => c.line - 1 >= range.start.line && c.line - 1 <= range.end.line && c.line - 1 < doc.lines.length);
   const runs = new Map(doc.slots.filter((s) => s.outcome?.kind === 'done').map((s) => [argsKey(s.call.entry, s.call.args), s.run]));
   const judged: Judged[] = [];
