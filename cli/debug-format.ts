@@ -135,12 +135,13 @@ export function sourceLines(lines: readonly string[], first: number, last: numbe
 // ---- where ---------------------------------------------------------------------------------
 
 /** pdb's `where`: outermost frame first, `> ` on the current (innermost) one. */
-export function whereLines(path: string, frames: readonly FrameView[], state: State): string[] {
+export function whereLines(path: string, frames: readonly FrameView[], state: State, selected = 0): string[] {
   const out: string[] = [];
   for (const frame of [...frames].reverse()) {
     const innermost = frame.id === 0;
     const retval = innermost && state.event === 'return' ? `->${state.value ?? ''}` : '';
-    out.push(`${innermost ? '> ' : '  '}${path}(${frame.line})${frame.function}()${retval}`);
+    // The selected frame (u, d) is marked, as pdb marks its current frame.
+    out.push(`${frame.id === selected ? '> ' : '  '}${path}(${frame.line})${frame.function}()${retval}`);
     out.push(`-> ${frame.source.trim()}`);
   }
   return out;

@@ -18,7 +18,7 @@ import { ContextOverflowError } from '../model-client/onnx-session.js';
 import { evaluateExpression, EvalError, valueRepr } from '../adapter/evaluate.js';
 import { loadPredictor, ModelNotFoundError } from '../adapter/load-predictor.js';
 import { functionAt } from '../program-analysis/program-info.js';
-import { type LaunchOptions, NeuralRuntime, RuntimeError, type StopEvent } from '../adapter/runtime.js';
+import { type BreakpointSpec, expressionLocals, type FrameView, type LaunchOptions, NeuralRuntime, RuntimeError, type StopEvent } from '../adapter/runtime.js';
 import type { Stop } from '../adapter/timeline.js';
 import { TraceFailure } from '../adapter/verifier.js';
 import { MORE_LOCALS_KEY } from '../grammar/truncate.js';
@@ -42,8 +42,9 @@ export const DEBUG_COMMAND = defineCommand({
   name: 'debug',
   args: '<FILE>',
   summary: "debug FILE with pdb's commands, every state predicted",
-  description: `Debug FILE interactively with pdb's commands (help lists them: s, n, r, c, b N, back, rc,
-p EXPR, locals, set NAME = VALUE, q, …); the model predicts every state and the program
+  description: `Debug FILE interactively with pdb's commands (help lists them: s, n, r, c, unt, j N, b N[, COND],
+tbreak, condition, ignore, display, w, u, d, a, retval, back, rc, p EXPR, locals,
+set NAME = VALUE, q, …); the model predicts every state and the program
 never runs (--verify runs it once, to flag what the model got wrong). A piped stdin runs a
 scripted session.`,
   flags: DEBUG_FLAGS,
@@ -154,6 +155,10 @@ export class DebugRepl {
   private quitting = false;
   private busy = false;
   private endHintShown = false;
+  /** The frame `u` and `d` selected (0: the innermost); back to 0 at every stop. */
+  private selectedFrame = 0;
+  /** pdb's display: per frame (its stack of functions), each expression with its last value. */
+  private readonly displays = new Map<string, Map<string, string>>();
 
   constructor(
     readonly runtime: NeuralRuntime,
@@ -220,6 +225,9 @@ export class DebugRepl {
     try {
       if (!command) throw new CommandError(`unknown command ${JSON.stringify(name)}: help lists the commands (p EXPRESSION prints a value)`);
       await command.run(arg);
+      const displays = this.pendingDisplays;
+      this.pendingDisplays = null;
+      await displays;
     } catch (err) {
       this.say(`*** ${errorMessage(err)}`);
     } finally {
@@ -236,13 +244,19 @@ export class DebugRepl {
 
   // ---- stops ---------------------------------------------------------------------------------
 
-  /** Runs a runtime command that moves, and prints where it stopped. */
+  /** Runs a runtime command that moves, and prints where it stopped (and what a temporary breakpoint hit deleted, as pdb). */
   private async move(command: () => Promise<StopEvent>): Promise<void> {
-    this.showStop(await command());
+    const event = await command();
+    const kept = new Set(this.runtime.breakpoints);
+    const deleted = [...this.breakpointNumbers].filter(([line]) => !kept.has(line));
+    for (const [line, n] of deleted) this.say(`Deleted breakpoint ${n} at ${this.path}:${line}`);
+    this.showStop(event);
+    for (const [line] of deleted) this.breakpointNumbers.delete(line);
   }
 
   private showStop(event: StopEvent): void {
     this.listedTo = null;
+    this.selectedFrame = 0;
     if (event.reason === 'end') {
       this.say(endLine(this.runtime.ended, this.launchOptions?.entry));
       if (!this.endHintShown) this.say('   (back or rc to step back into the run, restart to predict it again, q to quit)');
@@ -255,12 +269,34 @@ export class DebugRepl {
     const source = event.replayed ? 'replayed' : 'new';
     this.say(...stopLines(this.path, this.runtime.programLines, stop, source, this.stopNote(event, stop)));
     this.flushNotes();
+    this.pendingDisplays = this.showDisplays(stop);
+  }
+
+  /** Set by a stop: the displays to print once evaluated (pdb prints them before the prompt). */
+  private pendingDisplays: Promise<void> | null = null;
+
+  /** pdb's display at a stop: each expression of the frame whose value changed, with the old one. */
+  private async showDisplays(stop: Stop): Promise<void> {
+    const shown = this.displays.get(frameKey(stop.state.stack));
+    if (!shown) return;
+    for (const [expression, old] of shown) {
+      const now = await this.displayValue(expression, expressionLocals(stop.state));
+      if (now !== old) {
+        shown.set(expression, now);
+        this.say(`display ${expression}: ${now}  [old: ${old}]`);
+      }
+    }
+  }
+
+  private async displayValue(expression: string, locals: Record<string, string>): Promise<string> {
+    const r = await evaluateExpression(expression, locals);
+    return r.kind === 'error' ? `** raised ${r.message} **` : r.repr;
   }
 
   private stopNote(event: StopEvent, stop: Stop): string | undefined {
     if (event.reason === 'breakpoint') {
       const n = this.breakpointNumbers.get(stop.state.line);
-      return n === undefined ? undefined : `breakpoint ${n}`;
+      return [n === undefined ? undefined : `breakpoint ${n}`, event.description].filter(Boolean).join('; ') || undefined;
     }
     if (event.reason === 'exception') return undefined;
     return event.description;
@@ -284,7 +320,15 @@ export class DebugRepl {
       { names: ['unt', 'until'], usage: 'unt(il) [lineno]', help: 'Without a line: continue to a line after the current one (leaves a loop). With one: continue to a line at or after it, or until the frame returns.', run: (arg) => this.until(arg) },
       { names: ['back'], usage: 'back', help: 'Reverse step: the state before this one (the model infers it before the first one seen).', run: () => this.move(() => rt.stepBack()) },
       { names: ['rc'], usage: 'rc', help: 'Reverse continue: back to the last earlier stop on a breakpoint, or to the start.', run: () => this.move(() => rt.reverseContinue()) },
-      { names: ['b', 'break'], usage: 'b(reak) [lineno | function]', help: 'Set a breakpoint on a line (or the first line of a function); without an argument, list the breakpoints.', run: (arg) => this.breakCommand(arg) },
+      { names: ['b', 'break'], usage: 'b(reak) [lineno | function] [, condition]', help: 'Set a breakpoint on a line (or the first line of a function), stopping only where the condition holds on the predicted locals; without an argument, list the breakpoints.', run: (arg) => this.breakCommand(arg, false) },
+      { names: ['tbreak'], usage: 'tbreak [lineno | function] [, condition]', help: 'A temporary breakpoint: removed once it stops.', run: (arg) => this.breakCommand(arg, true) },
+      { names: ['condition'], usage: 'condition bpnumber [condition]', help: 'Set the breakpoint\'s condition (a Python expression over the predicted locals); without one, it stops every time.', run: (arg) => this.conditionCommand(arg) },
+      { names: ['ignore'], usage: 'ignore bpnumber [count]', help: 'Pass the breakpoint the next count times it is reached (where its condition holds); 0: stop next time.', run: (arg) => this.ignoreCommand(arg) },
+      { names: ['j', 'jump'], usage: 'j(ump) lineno', help: 'Go on from another line of the current function, the values kept: what follows is predicted from there.', run: (arg) => this.jump(arg) },
+      { names: ['display'], usage: 'display [expression]', help: "Show the expression's value at each stop in this frame where it changed; without one, list the displays.", run: (arg) => this.display(arg) },
+      { names: ['undisplay'], usage: 'undisplay [expression]', help: 'Stop displaying the expression in this frame; without one, all of them.', run: (arg) => this.undisplay(arg) },
+      { names: ['u', 'up'], usage: 'u(p) [count]', help: 'Select an older frame (its locals as last seen) for p, a, locals and where.', run: (arg) => this.upDown(arg, 1) },
+      { names: ['d', 'down'], usage: 'd(own) [count]', help: 'Select a newer frame.', run: (arg) => this.upDown(arg, -1) },
       { names: ['cl', 'clear'], usage: 'cl(ear) [bpnumber | lineno ...]', help: 'Clear breakpoints by number (as pdb) or by line; without an argument, all of them.', run: (arg) => this.clearCommand(arg) },
       { names: ['p'], usage: 'p expression', help: "Print an expression's value over the predicted locals (literals only; nothing of the program runs).", run: (arg) => this.print(arg, false) },
       { names: ['pp'], usage: 'pp expression', help: "Pretty-print an expression's value, one item per line when it is long.", run: (arg) => this.print(arg, true) },
@@ -312,16 +356,75 @@ export class DebugRepl {
 
   // ---- breakpoints ---------------------------------------------------------------------------
 
-  private async breakCommand(arg: string): Promise<void> {
+  private async breakCommand(arg: string, temporary: boolean): Promise<void> {
     if (arg === '') return this.listBreakpoints();
-    if (arg.includes(',')) throw new CommandError('conditional breakpoints are not supported: the model predicts states, it does not evaluate conditions');
-    const line = this.breakpointLine(arg);
-    const views = await this.runtime.setBreakpoints([...this.runtime.breakpoints, line]);
+    const comma = arg.indexOf(',');
+    const where = (comma < 0 ? arg : arg.slice(0, comma)).trim();
+    const condition = comma < 0 ? '' : arg.slice(comma + 1).trim();
+    const line = this.breakpointLine(where);
+    const spec: BreakpointSpec = { line, ...(condition ? { condition } : {}), ...(temporary ? { temporary: true } : {}) };
+    const before = this.runtime.breakpointSpecs.find((s) => s.line === line);
+    const views = await this.updateBreakpoints((specs) => [...specs.filter((s) => s.line !== line), spec]);
     const view = views.find((v) => v.line === line)!;
-    if (!view.verified) throw new CommandError(view.message ?? `line ${line} cannot hold a breakpoint`);
+    if (!view.verified) {
+      // Back as it was: a refused breakpoint leaves the one that was on the line, if any.
+      if (before) {
+        const { hits: _hits, ...kept } = before;
+        await this.updateBreakpoints((specs) => [...specs, kept]);
+      }
+      throw new CommandError(view.message ?? `line ${line} cannot hold a breakpoint`);
+    }
     let n = this.breakpointNumbers.get(line);
     if (n === undefined) this.breakpointNumbers.set(line, (n = this.nextBreakpoint++));
     this.say(`Breakpoint ${n} at ${this.path}:${line}`);
+  }
+
+  /** Replaces the runtime's breakpoints with `change` of them (hit counts kept). */
+  private updateBreakpoints(change: (specs: BreakpointSpec[]) => BreakpointSpec[]) {
+    const specs = this.runtime.breakpointSpecs.map(({ hits: _hits, ...spec }) => spec);
+    return this.runtime.setBreakpoints(change(specs));
+  }
+
+  /** The breakpoint pdb's number names: its line and spec. */
+  private numbered(word: string): BreakpointSpec & { hits: number; number: number } {
+    const n = /^\d+$/.test(word) ? Number(word) : NaN;
+    if (Number.isNaN(n)) throw new CommandError(`Non-numeric breakpoint number ${word}`);
+    const line = [...this.breakpointNumbers].find(([, number]) => number === n)?.[0];
+    const spec = this.runtime.breakpointSpecs.find((s) => s.line === line);
+    if (line === undefined || !spec) throw new CommandError(`Breakpoint number ${n} out of range`);
+    return { ...spec, number: n };
+  }
+
+  private async conditionCommand(arg: string): Promise<void> {
+    const [word = '', ...rest] = arg.split(/\s+/);
+    if (word === '') throw new CommandError('usage: condition BPNUMBER [CONDITION]');
+    const bp = this.numbered(word);
+    const condition = rest.join(' ').trim();
+    const views = await this.updateBreakpoints((specs) =>
+      specs.map((s) => {
+        if (s.line !== bp.line) return s;
+        const { condition: _old, ...others } = s;
+        return condition ? { ...others, condition } : others;
+      }),
+    );
+    const view = views.find((v) => v.line === bp.line)!;
+    if (!view.verified) {
+      // The old condition stays.
+      await this.updateBreakpoints((specs) => [...specs.filter((s) => s.line !== bp.line), { line: bp.line, ...(bp.condition ? { condition: bp.condition } : {}), ...(bp.temporary ? { temporary: true } : {}), ...(bp.ignoreCount ? { ignoreCount: bp.ignoreCount } : {}) }]);
+      throw new CommandError(view.message ?? 'the condition was refused');
+    }
+    this.say(condition ? `New condition set for breakpoint ${bp.number}.` : `Breakpoint ${bp.number} is now unconditional.`);
+  }
+
+  private async ignoreCommand(arg: string): Promise<void> {
+    const [word = '', countText = '0', ...extra] = arg.split(/\s+/);
+    if (word === '' || extra.length > 0) throw new CommandError('usage: ignore BPNUMBER [COUNT]');
+    const bp = this.numbered(word);
+    if (!/^\d+$/.test(countText)) throw new CommandError(`Error in argument: ${JSON.stringify(countText)} is not a count`);
+    const count = Number(countText);
+    await this.updateBreakpoints((specs) => specs.map((s) => (s.line === bp.line ? { ...s, ignoreCount: count } : s)));
+    if (count > 0) this.say(`Will ignore next ${count === 1 ? '1 crossing' : `${count} crossings`} of breakpoint ${bp.number}.`);
+    else this.say(`Will stop next time breakpoint ${bp.number} is reached.`);
   }
 
   /** `12`, `file.py:12` (the program being debugged), or a function's name. */
@@ -344,9 +447,14 @@ export class DebugRepl {
 
   /** pdb's table: `Num Type         Disp Enb   Where`. */
   private listBreakpoints(): void {
-    const lines = this.runtime.breakpoints;
-    if (lines.length === 0) return this.say('No breakpoints.');
-    const rows = lines.map((line) => `${String(this.breakpointNumbers.get(line) ?? '?').padEnd(4)}breakpoint   keep yes   at ${this.path}:${line}`);
+    const specs = this.runtime.breakpointSpecs;
+    if (specs.length === 0) return this.say('No breakpoints.');
+    const rows = specs.flatMap((b) => [
+      `${String(this.breakpointNumbers.get(b.line) ?? '?').padEnd(4)}breakpoint   ${b.temporary ? 'del ' : 'keep'} yes   at ${this.path}:${b.line}`,
+      ...(b.condition ? [`\tstop only if ${b.condition}`] : []),
+      ...(b.ignoreCount ? [`\tignore next ${b.ignoreCount} hits`] : []),
+      ...(b.hits ? [`\tbreakpoint already hit ${b.hits} time${b.hits === 1 ? '' : 's'}`] : []),
+    ]);
     this.say('Num Type         Disp Enb   Where', ...rows);
   }
 
@@ -365,7 +473,7 @@ export class DebugRepl {
         return line;
       });
     }
-    await this.runtime.setBreakpoints(current.filter((l) => !remove.includes(l)));
+    await this.updateBreakpoints((specs) => specs.filter((s) => !remove.includes(s.line)));
     for (const line of remove) {
       this.say(`Deleted breakpoint ${this.breakpointNumbers.get(line)} at ${this.path}:${line}`);
       this.breakpointNumbers.delete(line);
@@ -376,15 +484,30 @@ export class DebugRepl {
 
   /** The locals an expression sees: the stop's, plus pdb's `__return__` at a return. */
   private evaluationLocals(stop: Stop): Record<string, string> {
-    const locals = { ...stop.state.locals };
+    return expressionLocals(stop.state);
+  }
+
+  /** The frame `u`/`d` selected. */
+  private frameSelected(): FrameView {
+    this.requireStop();
+    const frames = this.runtime.frames();
+    return frames[Math.min(this.selectedFrame, frames.length - 1)]!;
+  }
+
+  /** The locals an expression sees in the selected frame (a caller's as last seen). */
+  private selectedLocals(): Record<string, string> {
+    const stop = this.requireStop();
+    if (this.selectedFrame === 0) return this.evaluationLocals(stop);
+    const frame = this.frameSelected();
+    if (!frame.locals) throw new CommandError(`the locals of ${frame.function} were not seen yet in this run (step back into it, or d to the newer frame)`);
+    const locals = { ...frame.locals };
     delete locals[MORE_LOCALS_KEY];
-    if (stop.state.event === 'return' && stop.state.value !== undefined) locals.__return__ = stop.state.value;
     return locals;
   }
 
   private async print(arg: string, pretty: boolean): Promise<void> {
     if (arg === '') throw new CommandError(`usage: ${pretty ? 'pp' : 'p'} EXPRESSION`);
-    const result = await evaluateExpression(arg, this.evaluationLocals(this.requireStop()));
+    const result = await evaluateExpression(arg, this.selectedLocals());
     if (result.kind === 'error') throw new CommandError(result.message);
     this.say(pretty ? prettyRepr(result.repr) : result.repr);
   }
@@ -432,17 +555,63 @@ export class DebugRepl {
 
   private where(): void {
     const stop = this.requireStop();
-    this.say(...whereLines(this.path, this.runtime.frames(), stop.state));
+    this.say(...whereLines(this.path, this.runtime.frames(), stop.state, this.selectedFrame));
   }
 
-  /** pdb's `args`: the current function's parameters, as they are now. */
+  /** pdb's `up` and `down`: the selected frame moves `count` frames (1 by default) older (+1) or newer (-1). */
+  private upDown(arg: string, direction: 1 | -1): void {
+    this.requireStop();
+    const count = arg === '' ? 1 : Number(arg);
+    if (!Number.isInteger(count) || count < 0) throw new CommandError(`Error in argument: ${JSON.stringify(arg)} is not a count`);
+    const frames = this.runtime.frames();
+    if (direction === 1 && this.selectedFrame >= frames.length - 1) throw new CommandError('Oldest frame');
+    if (direction === -1 && this.selectedFrame === 0) throw new CommandError('Newest frame');
+    this.selectedFrame = Math.max(0, Math.min(frames.length - 1, this.selectedFrame + direction * count));
+    const frame = frames[this.selectedFrame]!;
+    const seen = frame.id === 0 || frame.locals ? '' : '\n   (its locals were not seen yet in this run)';
+    this.say(`> ${this.path}(${frame.line})${frame.function}()\n-> ${(this.runtime.programLines[frame.line - 1] ?? frame.source).trim()}${seen}`);
+  }
+
+  /** pdb's `args`: the selected function's parameters, as they are now (a caller's as last seen). */
   private args(): void {
-    const state = this.requireStop().state;
+    const frame = this.frameSelected();
+    const locals = this.selectedLocals();
     const info = this.runtime.program;
-    const name = state.stack.at(-1)!.function;
-    const fn = info ? functionAt(info, state.line) : undefined;
-    if (!fn || fn.name !== name) return;
-    this.say(...fn.params.filter((p) => p in state.locals).map((p) => `${p} = ${state.locals[p]}`));
+    const fn = info ? functionAt(info, frame.line) : undefined;
+    if (!fn || fn.name !== frame.function) return;
+    this.say(...fn.params.filter((p) => Object.hasOwn(locals, p)).map((p) => `${p} = ${locals[p]}`));
+  }
+
+  /** pdb's `jump`: the prediction goes on from another line of the current frame. */
+  private async jump(arg: string): Promise<void> {
+    if (arg === '') throw new CommandError('usage: j(ump) LINENO');
+    const line = lineNumber(arg);
+    if (this.selectedFrame !== 0) throw new CommandError('You can only jump within the bottom frame');
+    await this.move(() => this.runtime.jump(line));
+  }
+
+  private async display(arg: string): Promise<void> {
+    const stop = this.requireStop();
+    const key = frameKey(stop.state.stack);
+    if (arg === '') {
+      this.say('Currently displaying:', ...[...(this.displays.get(key) ?? [])].map(([expression, value]) => `${expression}: ${value}`));
+      return;
+    }
+    const value = await this.displayValue(arg, this.evaluationLocals(stop));
+    let shown = this.displays.get(key);
+    if (!shown) this.displays.set(key, (shown = new Map()));
+    shown.set(arg, value);
+    this.say(`display ${arg}: ${value}`);
+  }
+
+  private undisplay(arg: string): void {
+    const key = frameKey(this.requireStop().state.stack);
+    const shown = this.displays.get(key);
+    if (arg === '') {
+      this.displays.delete(key);
+      return;
+    }
+    if (!shown?.delete(arg)) throw new CommandError(`not displaying ${arg}`);
   }
 
   private retval(): void {
@@ -510,6 +679,11 @@ function splitCommand(text: string): [string, string] {
   const m = /^([A-Za-z_]\w*)(.*)$/s.exec(text);
   if (!m) return [text.split(/\s/)[0]!, ''];
   return [m[1]!, m[2]!.trim()];
+}
+
+/** A frame as pdb's displays know it: its stack of functions. */
+function frameKey(stack: readonly { function: string }[]): string {
+  return stack.map((f) => f.function).join(' ');
 }
 
 function lineNumber(text: string): number {

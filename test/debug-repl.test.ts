@@ -352,3 +352,82 @@ describe('ndb debug on the real run (the tracer as predictor)', () => {
     expect(out[24]).toBe('');
   });
 });
+
+describe("ndb debug's pdb commands for breakpoints, frames and jumps (the tracer as predictor)", () => {
+  it('b with a condition, condition, ignore, tbreak, display, w/u/d, a, retval, j', async () => {
+    const out = await tracerSession([
+      'b 8, c == "r"', // 1
+      'c', // 2
+      'p c', // 3
+      'condition 1 c == "y"', // 4
+      'b', // 5
+      'c', // 6
+      'condition 1', // 7
+      'ignore 1 1', // 8
+      'restart', // 9
+      'c', // 10
+      'p c', // 11
+      'cl 1', // 12
+      'tbreak 9', // 13
+      'c', // 14
+      'b', // 15
+      'display n', // 16
+      'n', // 17
+      's', // 18
+      's', // 19
+      'u', // 20
+      'p n', // 21
+      'a', // 22
+      'w', // 23
+      'u', // 24
+      'd', // 25
+      'd', // 26
+      'r', // 27
+      'retval', // 28
+      'j 6', // 29
+      'n', // 30
+      'j 6', // 31
+      'p n', // 32
+      'display', // 33
+      'b 9, c ==', // 34
+      'condition 7 x', // 35
+      'ignore 1 x', // 36
+      'q',
+    ]);
+    expect(out[1]).toBe(`Breakpoint 1 at ${COUNT_PY}:8`);
+    expect(out[2]).toMatch(/^> .*\(8\)count\(\)\n-> if is_match\(c, t\):\n {3}.*c = 'r'.*\[real run; breakpoint 1\]$/);
+    expect(out[3]).toBe("'r'");
+    expect(out[4]).toBe('New condition set for breakpoint 1.');
+    expect(out[5]).toBe(['Num Type         Disp Enb   Where', `1   breakpoint   keep yes   at ${COUNT_PY}:8`, '\tstop only if c == "y"', '\tbreakpoint already hit 1 time'].join('\n'));
+    expect(out[6]).toMatch(/c = 'y'/);
+    expect(out[7]).toBe('Breakpoint 1 is now unconditional.');
+    expect(out[8]).toBe('Will ignore next 1 crossing of breakpoint 1.');
+    // A restart counts hits afresh: the ignore passes the first reach ('b'), it stops at 'e'.
+    expect(out[11]).toBe("'e'");
+    expect(out[12]).toBe(`Deleted breakpoint 1 at ${COUNT_PY}:8`);
+    expect(out[13]).toBe(`Breakpoint 2 at ${COUNT_PY}:9`);
+    expect(out[14]).toMatch(new RegExp(`^Deleted breakpoint 2 at ${COUNT_PY}:9\\n> .*\\(9\\)count\\(\\)\\n-> n \\+= 1`));
+    expect(out[15]).toBe('No breakpoints.');
+    expect(out[16]).toBe('display n: 0');
+    expect(out[17]).toMatch(/\(7\)count\(\)[\s\S]*\ndisplay n: 1 {2}\[old: 0\]$/);
+    expect(out[18]).not.toMatch(/display/);
+    expect(out[19]).toMatch(/^--Call--\n> .*\(1\)is_match\(\)/);
+    expect(out[20]).toBe(`> ${COUNT_PY}(8)count()\n-> if is_match(c, t):`);
+    expect(out[21]).toBe('1');
+    expect(out[22]).toBe("s = 'berry'\nt = 'r'");
+    expect(out[23]).toBe([`> ${COUNT_PY}(8)count()`, '-> if is_match(c, t):', `  ${COUNT_PY}(1)is_match()`, '-> def is_match(c, t):'].join('\n'));
+    expect(out[24]).toBe('*** Oldest frame');
+    expect(out[25]).toBe(`> ${COUNT_PY}(1)is_match()\n-> def is_match(c, t):`);
+    expect(out[26]).toBe('*** Newest frame');
+    expect(out[27]).toMatch(/^--Return--\n> .*\(2\)is_match\(\)->True/);
+    expect(out[28]).toBe('True');
+    expect(out[29]).toBe('*** cannot jump to line 6: it is in function count, not in is_match (a jump stays in the current frame)');
+    expect(out[30]).toMatch(/\(9\)count\(\)/);
+    expect(out[31]).toMatch(/^> .*\(6\)count\(\)\n-> n = 0\n.*jumped to line 6, the values kept/);
+    expect(out[32]).toBe('1');
+    expect(out[33]).toBe('Currently displaying:\nn: 1');
+    expect(out[34]).toMatch(/^\*\*\* the condition "c ==" does not parse: SyntaxError/);
+    expect(out[35]).toBe('*** Breakpoint number 7 out of range');
+    expect(out[36]).toBe('*** Breakpoint number 1 out of range');
+  });
+});
