@@ -367,4 +367,40 @@ describe('the VS Code features of ndb dap (on the real tracer)', () => {
     const [exited] = (await over) as [DebugProtocol.ExitedEvent, unknown];
     expect(exited.body.exitCode).toBe(0);
   });
+
+  it('bad input to each new request: a frame that does not exist, a target not offered, a line without code, no program', { timeout: TIMEOUT_MS }, async () => {
+    const { dc } = await launch();
+    const gone = /that frame is gone/;
+    await expect(dc.customRequest('stepInTargets', { frameId: 999 })).rejects.toThrow(gone);
+    await expect(dc.completionsRequest({ text: 'k', column: 2, frameId: 999 })).rejects.toThrow(gone);
+    await expect(dc.customRequest('dataBreakpointInfo', { name: 'k', frameId: 999 })).rejects.toThrow(gone);
+    await expect(dc.customRequest('setExpression', { expression: 'k', value: '1', frameId: 999 })).rejects.toThrow(gone);
+    await expect(dc.customRequest('restartFrame', { frameId: 0 })).rejects.toThrow(gone);
+    await expect(dc.customRequest('dataBreakpointInfo', { variablesReference: 123456, name: 'k' })).rejects.toThrow(/that variable is gone/);
+    await expect(dc.customRequest('stepInTargets', {})).rejects.toThrow(/^stepInTargets: arguments/);
+    await expect(dc.customRequest('goto', { threadId: THREAD, targetId: 999 })).rejects.toThrow(/cannot jump to line 999: it is past the end of the file/);
+    await expect(dc.gotoTargetsRequest({ source: { path: '/elsewhere.py' }, line: 1 })).rejects.toThrow(/ndb debugs one file/);
+    await expect(dc.customRequest('setExceptionBreakpoints', { filters: [], filterOptions: [{ filterId: 'raised', condition: 'x' }] })).rejects.toThrow(/take no condition/);
+    // The adapter goes on.
+    expect((await dc.threadsRequest()).body.threads).toEqual([{ id: THREAD, name: 'main' }]);
+  });
+
+  it('showReturnValue: false leaves "(return) f" out, as debugpy', { timeout: TIMEOUT_MS }, async () => {
+    const dc = new DebugClient('node', 'unused', 'neural-python');
+    dc.defaultTimeout = TIMEOUT_MS;
+    await dc.start(port);
+    clients.push(dc);
+    const initialized = dc.waitForEvent('initialized');
+    await dc.initializeRequest({ adapterID: 'neural-python', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+    const configured = initialized.then(async () => {
+      await dc.setBreakpointsRequest({ source: { path: file }, breakpoints: [{ line: 20 }] });
+      await dc.configurationDoneRequest();
+    });
+    await Promise.all([dc.waitForEvent('stopped'), dc.launchRequest({ program: file, entry: 'main', args: '4', showReturnValue: false } as DebugProtocol.LaunchRequestArguments), configured]);
+    await cont(dc);
+    // Into double and out (its return), into add and out, then on to line 21: no "(return) add" entry.
+    for (const step of ['stepIn', 'stepOut', 'stepIn', 'stepOut', 'next']) await moved(dc, dc.customRequest(step, { threadId: THREAD }));
+    expect((await frames(dc))[0]!.line).toBe(21);
+    expect(Object.keys(await locals(dc))).toEqual(['k', 'total', 'counts', 'i']);
+  });
 });
