@@ -11,6 +11,7 @@
  * states say "real run" where the model's would say "predicted". One test at the end runs the
  * shipped model behind `node bin/ndb.js dap` and checks the shapes only.
  */
+import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NeuralDebugSession } from '../adapter/debug-session.js';
 import { attachTransport } from '../adapter/server.js';
 import { TracerPredictor } from '../evaluation/tracer-predictor.js';
+import { COUNT_PY, EMBEDDED_MODEL, HAS_MODEL, MODEL_DIR, ROOT } from './fixtures.js';
 
 /**
  *    1  def double(x):
@@ -402,5 +404,62 @@ describe('the VS Code features of ndb dap (on the real tracer)', () => {
     for (const step of ['stepIn', 'stepOut', 'stepIn', 'stepOut', 'next']) await moved(dc, dc.customRequest(step, { threadId: THREAD }));
     expect((await frames(dc))[0]!.line).toBe(21);
     expect(Object.keys(await locals(dc))).toEqual(['k', 'total', 'counts', 'i']);
+  });
+});
+
+const BUILT = existsSync(join(ROOT, 'dist', 'adapter', 'debug-session.js'));
+
+describe.skipIf(!HAS_MODEL || !BUILT)('the VS Code features on the shipped model (`ndb dap`)', () => {
+  it('conditional breakpoint, logpoint, data breakpoint, exception filter, completions: DAP shapes, whatever the model predicts', { timeout: 240_000 }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ndb-dap-model-'));
+    const wrapper = join(dir, 'ndb-dap.mjs');
+    await writeFile(wrapper, `process.argv.splice(2, 0, 'dap');\nawait import(${JSON.stringify(join(ROOT, 'bin', 'ndb.js'))});\n`);
+    const dc = new DebugClient('node', wrapper, 'neural-python', { cwd: ROOT });
+    dc.defaultTimeout = TIMEOUT_MS;
+    await dc.start();
+    clients.push(dc);
+    const output: DebugProtocol.OutputEvent[] = [];
+    dc.on('output', (e: DebugProtocol.OutputEvent) => output.push(e));
+    const initialized = dc.waitForEvent('initialized');
+    const init = await dc.initializeRequest({ adapterID: 'neural-python', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+    expect(init.body).toMatchObject({ supportsConditionalBreakpoints: true, supportsLogPoints: true, supportsDataBreakpoints: true });
+    let bps: DebugProtocol.Breakpoint[] = [];
+    const configured = initialized.then(async () => {
+      bps = (await dc.setBreakpointsRequest({ source: { path: COUNT_PY }, breakpoints: [{ line: 9, condition: "c == 'r'" }, { line: 10, logMessage: 'n is {n}' }] })).body.breakpoints;
+      await dc.setExceptionBreakpointsRequest({ filters: ['raised', 'uncaught'] });
+      await dc.configurationDoneRequest();
+    });
+    const launchArgs = { program: COUNT_PY, entry: 'count', args: "'berry', 'r'", ...(MODEL_DIR === EMBEDDED_MODEL ? {} : { model: MODEL_DIR }) };
+    await Promise.all([dc.waitForEvent('stopped'), dc.launchRequest(launchArgs as DebugProtocol.LaunchRequestArguments), configured]);
+    expect(bps.map((b) => b.verified)).toEqual([true, true]);
+    const allowed = ['breakpoint', 'exception', 'step', 'pause', 'data breakpoint'];
+    const first = await cont(dc);
+    expect(allowed).toContain(first.body.reason);
+    const [top] = await frames(dc);
+    if (first.body.reason === 'breakpoint' && top!.line === 9) {
+      // Where the model stops on the condition, the condition holds on its locals (or could not be evaluated, and it says so).
+      const c = await dc.evaluateRequest({ expression: "c == 'r'", frameId: top!.id, context: 'watch' }).catch(() => null);
+      if (!first.body.description) expect(c?.body.result).toBe('True');
+    }
+    const names = (await dc.completionsRequest({ text: '', column: 1, frameId: top!.id })).body.targets.map((t) => t.label);
+    expect(names).toEqual(expect.arrayContaining(['len', 'sorted']));
+    // A data breakpoint on n where the frame has it.
+    const scope = (await dc.scopesRequest({ frameId: top!.id })).body.scopes.find((sc) => sc.name.startsWith('Locals'));
+    const vars = scope?.variablesReference ? (await dc.variablesRequest({ variablesReference: scope.variablesReference })).body.variables : [];
+    if (vars.some((v) => v.name === 'n')) {
+      const info = await dc.customRequest('dataBreakpointInfo', { variablesReference: scope!.variablesReference, name: 'n' });
+      expect(typeof info.body.dataId).toBe('string');
+      const set = await dc.customRequest('setDataBreakpoints', { breakpoints: [{ dataId: info.body.dataId }] });
+      expect(set.body.breakpoints[0].verified).toBe(true);
+    }
+    // On to the end (or a pause): every stop is one of the DAP reasons, every logpoint line is a message.
+    for (let i = 0; i < 6; i++) {
+      const stop = await cont(dc);
+      // Past the predicted end a continue ends the session: stop before it.
+      if (stop.body.description?.includes('predicted end')) break;
+      expect(allowed).toContain(stop.body.reason);
+    }
+    for (const o of output.filter((e) => e.body.line === 10)) expect(o.body.output).toMatch(/^n is .+\n$/);
+    expect((await dc.threadsRequest()).body.threads).toHaveLength(1);
   });
 });
