@@ -74,6 +74,7 @@ import ast
 import builtins
 import collections
 import datetime
+import functools
 import itertools
 import json
 import math
@@ -107,8 +108,19 @@ MAX_CALL_DEPTH = 100
 # Bounds on what one operation may build (a second wall stays: the memory limit).
 MAX_ITEMS = 10_000_000
 MAX_INT_BITS = 1_000_000
+# pow(a, b, m): about bits(b) multiplications of numbers of bits(m) bits.
+MAX_MODULAR_WORK = 50_000_000
+# Nesting. An expression's syntax tree is at most MAX_DEPTH deep (Python's own parser stops at
+# 200 nested brackets; a chain of operators has no such stop, and the walker recurses once per
+# level). A tuple or an iterator the walker builds is at most MAX_VALUE_DEPTH deep: C code walks
+# them recursively without CPython's recursion check (a tuple's hash, next() through a chain of
+# map objects, freeing one), so a chain of 100,000 overflowed the C stack (SIGSEGV).
+MAX_DEPTH = 200
+MAX_VALUE_DEPTH = 1_000
 
 NEURAL = 'not available in a neural session'
+TOO_LARGE = 'too large'
+TOO_DEEP = 'too deep'
 
 SAFE_BUILTINS = {name: getattr(builtins, name) for name in pure.BUILTIN_NAMES}
 SAFE_BUILTIN_NAMES = pure.BUILTIN_NAMES
@@ -170,6 +182,14 @@ class OutOfTime(Stop):
 
 def refuse(what):
     raise Refused(f'{NEURAL}: {what}')
+
+
+def too_large(what):
+    raise Refused(f'{TOO_LARGE}: {what}')
+
+
+def too_deep(what):
+    raise Refused(f'{TOO_DEEP}: {what}')
 
 
 def _cap(text):
@@ -249,17 +269,17 @@ def _describe_callable(f):
 # ---- bounded operations -------------------------------------------------------------------------
 
 def _is_seq(v):
-    return isinstance(v, (str, bytes, list, tuple))
+    return isinstance(v, (str, bytes, list, tuple, collections.deque))
 
 
-def _check_size(n):
+def _check_size(n, what='a result', unit='items'):
     if n > MAX_ITEMS:
-        refuse(f'a result of {n:,} items (at most {MAX_ITEMS:,})')
+        too_large(f'{what} of {int(n):,} {unit} (at most {MAX_ITEMS:,})')
 
 
 def _check_int_bits(bits):
     if bits > MAX_INT_BITS:
-        refuse(f'an integer of about {int(bits):,} bits (at most {MAX_INT_BITS:,})')
+        too_large(f'an integer of about {int(bits):,} bits (at most {MAX_INT_BITS:,})')
 
 
 def _check_mul(a, b):
@@ -282,8 +302,18 @@ def _imul(a, b):
 
 
 def _check_pow(a, b, mod):
-    if not mod and isinstance(a, int) and isinstance(b, int) and b > 0 and abs(a) > 1:
-        _check_int_bits(b * math.log2(abs(a)))
+    modulus = mod[0] if mod else None
+    if not (isinstance(a, int) and isinstance(b, int)):
+        return
+    if modulus is None:
+        # pow(a, b, None) is pow(a, b): the whole power is built.
+        if b > 0 and abs(a) > 1:
+            _check_int_bits(b * math.log2(abs(a)))
+    elif isinstance(modulus, int):
+        # Square-and-multiply: bits(b) steps on numbers of bits(m) bits (a negative b: an inverse first).
+        work = max(abs(b).bit_length(), 1) * max(modulus.bit_length(), 1) ** 1.6
+        if work > MAX_MODULAR_WORK:
+            too_large(f'pow with a {abs(b).bit_length():,}-bit exponent and a {modulus.bit_length():,}-bit modulus')
 
 
 def _pow(a, b, *mod):
@@ -318,7 +348,7 @@ def _range(*args):
     except OverflowError:
         n = MAX_ITEMS + 1
     if n > MAX_ITEMS:
-        refuse(f'a range of more than {MAX_ITEMS:,} numbers')
+        too_large(f'a range of more than {MAX_ITEMS:,} numbers')
     return r
 
 
@@ -367,21 +397,131 @@ def _lcm(*ints):
     return math.lcm(*ints)
 
 
+def _arg(args, kwargs, i, name, default=None):
+    return args[i] if len(args) > i else kwargs.get(name, default)
+
+
+def _text_size(n):
+    _check_size(n, 'a string', 'characters')
+
+
+def _padded(s, args, kwargs):
+    """ljust, rjust, center, zfill: the result is as long as the width."""
+    width = _arg(args, kwargs, 0, 'width')
+    if isinstance(width, int):
+        _text_size(width)
+
+
+def _expanded(s, args, kwargs):
+    tabsize = _arg(args, kwargs, 0, 'tabsize', 8)
+    if isinstance(tabsize, int):
+        _text_size(len(s) + s.count('\t' if isinstance(s, str) else b'\t') * max(tabsize, 0))
+
+
+def _replaced(s, args, kwargs):
+    old, new, count = _arg(args, kwargs, 0, 'old'), _arg(args, kwargs, 1, 'new'), _arg(args, kwargs, 2, 'count', -1)
+    if type(old) is type(s) and type(new) is type(s) and isinstance(count, int):
+        found = s.count(old) if old else len(s) + 1
+        if count >= 0:
+            found = min(found, count)
+        _text_size(len(s) + found * max(len(new) - len(old), 0))
+
+
+def _translated(s, args, kwargs):
+    table = _arg(args, kwargs, 0, 'table')
+    if isinstance(s, str) and isinstance(table, dict):
+        longest = max((len(v) for v in table.values() if isinstance(v, str)), default=1)
+        _text_size(len(s) * max(longest, 1))
+
+
+def _to_bytes(n, args, kwargs):
+    length = _arg(args, kwargs, 0, 'length', 1)
+    if isinstance(length, int):
+        _check_size(length, 'a bytes value', 'bytes')
+
+
+# The methods whose result can be far larger than their value and arguments: checked before
+# they run (name -> check(value, args, kwargs)); join is bounded separately (_join).
+SIZE_CHECKS = {
+    (str, 'ljust'): _padded, (str, 'rjust'): _padded, (str, 'center'): _padded, (str, 'zfill'): _padded,
+    (bytes, 'ljust'): _padded, (bytes, 'rjust'): _padded, (bytes, 'center'): _padded, (bytes, 'zfill'): _padded,
+    (str, 'expandtabs'): _expanded, (bytes, 'expandtabs'): _expanded,
+    (str, 'replace'): _replaced, (bytes, 'replace'): _replaced,
+    (str, 'translate'): _translated,
+    (int, 'to_bytes'): _to_bytes, (bool, 'to_bytes'): _to_bytes,
+}
+
+
+def _join(sep, iterable):
+    """sep.join(iterable), its length checked before it is built."""
+    items = list(iterable)
+    _check_size(len(items))
+    size = sum(len(x) for x in items if isinstance(x, (str, bytes))) + len(sep) * max(len(items) - 1, 0)
+    _text_size(size)
+    return sep.join(items)
+
+
+_SPEC_NUMBER = re.compile(r'\d+')
+_PERCENT_FIELD = re.compile(r'%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?')
+
+
+def _check_spec(spec):
+    """A format spec's width and precision (format(), an f-string's `:...`): at most MAX_ITEMS."""
+    if isinstance(spec, str):
+        for m in _SPEC_NUMBER.finditer(spec):
+            if len(m[0]) > 8 or int(m[0]) > MAX_ITEMS:
+                too_large(f'a format width or precision of {m[0] if len(m[0]) <= 20 else m[0][:20] + ELLIPSIS} (at most {MAX_ITEMS:,})')
+
+
+def _format(value, spec='', *rest):
+    _check_spec(spec)
+    return format(value, spec, *rest)
+
+
+def _check_percent(text, values):
+    """'%400000000d' % 1, '%*d' % (10**9, 1): the widths of %-formatting, before it runs."""
+    if not isinstance(text, (str, bytes)):
+        return
+    fmt = text if isinstance(text, str) else text.decode('latin-1')
+    star = False
+    for m in _PERCENT_FIELD.finditer(fmt):
+        for part in (m[1], m[2]):
+            if part == '*':
+                star = True
+            elif part is not None and (len(part) > 8 or int(part) > MAX_ITEMS):
+                too_large(f'a %-format width or precision of {part[:20]} (at most {MAX_ITEMS:,})')
+    if star:
+        for v in values if type(values) is tuple else (values,):
+            if type(v) is int and abs(v) > MAX_ITEMS:
+                too_large(f'a %-format width or precision of {v:,} (at most {MAX_ITEMS:,})')
+
+
+def _mod(a, b):
+    _check_percent(a, b)
+    return a % b
+
+
+def _imod(a, b):
+    _check_percent(a, b)
+    return operator.imod(a, b)
+
+
 # Calls of these go through a bounded version.
 BOUNDED_CALLS = {
     id(range): _range, id(pow): _pow, id(iter): _iter, id(bytes): _bytes, id(math.factorial): _factorial,
     id(math.comb): _comb, id(math.perm): _perm, id(math.prod): _prod, id(math.lcm): _lcm,
+    id(format): _format, id(str.join): _join, id(bytes.join): _join,
 }
 
 BIN_OPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: _mul, ast.MatMult: operator.matmul,
-    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: _pow,
+    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: _mod, ast.Pow: _pow,
     ast.LShift: _lshift, ast.RShift: operator.rshift, ast.BitOr: operator.or_, ast.BitXor: operator.xor,
     ast.BitAnd: operator.and_,
 }
 AUG_OPS = {
     ast.Add: operator.iadd, ast.Sub: operator.isub, ast.Mult: _imul, ast.MatMult: operator.imatmul,
-    ast.Div: operator.itruediv, ast.FloorDiv: operator.ifloordiv, ast.Mod: operator.imod, ast.Pow: _ipow,
+    ast.Div: operator.itruediv, ast.FloorDiv: operator.ifloordiv, ast.Mod: _imod, ast.Pow: _ipow,
     ast.LShift: _ilshift, ast.RShift: operator.irshift, ast.BitOr: operator.ior, ast.BitXor: operator.ixor,
     ast.BitAnd: operator.iand,
 }
@@ -517,6 +657,47 @@ def _bindings(modules, names):
     return bound, refused
 
 
+# ---- nesting ------------------------------------------------------------------------------------
+
+_SCALAR_TYPES = frozenset({int, float, str, bytes, bool, complex, type(None)})
+_NESTING_TYPES = {}  # type -> whether its values are tuples or iterators (a cache: hasattr is slow)
+
+
+def _nests_type(t):
+    known = _NESTING_TYPES.get(t)
+    if known is None:
+        known = _NESTING_TYPES[t] = t is tuple or hasattr(t, '__next__')
+    return known
+
+
+def _is_iterator(v):
+    t = type(v)
+    return t is not tuple and _nests_type(t)
+
+
+def _nests(v):
+    """Values whose nesting C code follows without a recursion check: tuples (hash) and iterators (next, free)."""
+    return _nests_type(type(v))
+
+
+_DICT_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+
+
+def _builds_nesting(f):
+    """A builtin that wraps its argument in a tuple or an iterator (zip, map, iter, tuple, itertools'…):
+    folded over its own results in C (functools.reduce(zip, …)) it would nest without the walker seeing."""
+    if f is iter or f is tuple:
+        return True
+    if isinstance(f, type):
+        return _is_iterator_type(f)
+    owner = getattr(f, '__self__', None)
+    return isinstance(owner, type) and _is_iterator_type(owner)
+
+
+def _is_iterator_type(t):
+    return hasattr(t, '__next__') or t is tuple
+
+
 # ---- the walker ---------------------------------------------------------------------------------
 
 class SafeEvaluator:
@@ -530,11 +711,73 @@ class SafeEvaluator:
         self.max_steps = max_steps
         self.depth = 0
         self.bound = {}  # names a statement bound, in order
+        # id -> (value, depth) of the tuples and iterators the walker made that nest 2 or more
+        # deep (MAX_VALUE_DEPTH); the entry keeps the value alive, so its id stays its own.
+        self.nested = {}
+        self.prune_at = 100_000
         for name, (params, body) in (functions or {}).items():
             self.functions[name] = WalkerFunction(self, name, params, body, {IN_FUNCTION: True})
 
     def evaluate(self, tree):
         return self.eval(tree.body, {})
+
+    # ---- nesting -----------------------------------------------------------------------------
+
+    def value_depth(self, v):
+        """How deep a tuple or iterator nests (as far as the walker made it), else how deep the
+        deepest such item of a container does (its first level); 0 for anything else."""
+        entry = self.nested.get(id(v))
+        if entry is not None and entry[0] is v:
+            return entry[1]
+        t = type(v)
+        if t in (list, tuple, set, frozenset, collections.deque) or t in _DICT_VIEWS[:2]:
+            # A container the table does not know may hold iterators or tuples: one level, at least.
+            inner = self._items_depth(v) if self.nested and v else 0
+            return max(inner, 1) if v or t is tuple else 0
+        if isinstance(v, dict):
+            inner = max(self._items_depth(v.keys()), self._items_depth(v.values())) if self.nested and v else 0
+            return max(inner, 1) if v else 0
+        return 1 if _is_iterator(v) else 0
+
+    def _items_depth(self, items):
+        # At C speed while none of the items is a value the table knows (the usual case).
+        if self.nested.keys().isdisjoint(map(id, items)):
+            return 1
+        return max(map(self._known_depth, items), default=0)
+
+    def _known_depth(self, v):
+        entry = self.nested.get(id(v))
+        return entry[1] if entry is not None and entry[0] is v else 1 if _nests(v) else 0
+
+    def made(self, value, inputs, wrap=True):
+        """`value`, a result the walker made from `inputs`: a tuple or an iterator one level deeper
+        than the deepest of them (`wrap`), or as deep; refused past MAX_VALUE_DEPTH."""
+        if not _nests_type(type(value)):
+            return value
+        depth = 0
+        for x in inputs:
+            if x is value:
+                return value
+            if type(x) not in _SCALAR_TYPES:
+                d = self.value_depth(x)
+                if d > depth:
+                    depth = d
+        if wrap:
+            depth += 1
+        if depth > MAX_VALUE_DEPTH:
+            too_deep(f'a value nested more than {MAX_VALUE_DEPTH:,} levels deep (tuples or iterators, each over the one before)')
+        if depth >= 2:
+            self.nested[id(value)] = (value, depth)
+            if len(self.nested) > self.prune_at:
+                self._prune()
+        return value
+
+    def _prune(self):
+        """Forgets the values nothing but this table holds any more (amortised: the table doubles first)."""
+        gone = [key for key, entry in self.nested.items() if sys.getrefcount(entry[0]) <= 3]
+        for key in gone:
+            del self.nested[key]
+        self.prune_at = max(100_000, 2 * len(self.nested))
 
     def tick(self):
         self.steps += 1
@@ -622,7 +865,8 @@ class SafeEvaluator:
         obj = self.eval(node.value, scope)
         if isinstance(obj, type):
             refuse(f'subscripting the type {obj.__name__}')
-        return obj[self.eval(node.slice, scope)]
+        item = obj[self.eval(node.slice, scope)]
+        return item if type(item) in _SCALAR_TYPES else self.made(item, (obj,), wrap=False)
 
     def _Slice(self, node, scope):
         part = lambda n: None if n is None else self.eval(n, scope)  # noqa: E731
@@ -632,7 +876,8 @@ class SafeEvaluator:
         left = self.eval(node.left, scope)
         right = self.eval(node.right, scope)
         # %-formatting ('%(k)s' % d) reads items and str(), never attributes.
-        return BIN_OPS[type(node.op)](left, right)
+        result = BIN_OPS[type(node.op)](left, right)
+        return result if type(result) in _SCALAR_TYPES else self.made(result, (left, right), wrap=False)
 
     def _UnaryOp(self, node, scope):
         return UNARY_OPS[type(node.op)](self.eval(node.operand, scope))
@@ -670,7 +915,8 @@ class SafeEvaluator:
         return out
 
     def _Tuple(self, node, scope):
-        return tuple(self._elements(node.elts, scope))
+        items = self._elements(node.elts, scope)
+        return self.made(tuple(items), items)
 
     def _List(self, node, scope):
         return self._elements(node.elts, scope)
@@ -720,6 +966,7 @@ class SafeEvaluator:
         elif node.conversion == ord('a'):
             value = ascii(value)
         spec = '' if node.format_spec is None else self.eval(node.format_spec, scope)
+        _check_spec(spec)
         return format(value, spec)
 
     def _Lambda(self, node, scope):
@@ -774,8 +1021,24 @@ class SafeEvaluator:
         for a in (*args, *kwargs.values()):
             if callable(a) and not is_safe_callable(a):
                 refuse(f'passing {_describe_callable(a)[len("calling "):]} to a function')
+        if f is functools.reduce or f is itertools.accumulate:
+            for a in (*args, *kwargs.values()):
+                if callable(a) and _builds_nesting(a):
+                    refuse(f'folding with {_describe_callable(a)[len("calling "):]} (each result nested in the next, out of the walker\'s sight)')
         bounded = BOUNDED_CALLS.get(id(f))
-        return (bounded or f)(*args, **kwargs)
+        if bounded is None and isinstance(f, BOUND_METHOD_TYPES):
+            owner, name = f.__self__, f.__name__
+            if name == 'join' and type(owner) in (str, bytes) and len(args) == 1 and not kwargs:
+                return _join(owner, args[0])
+            check = SIZE_CHECKS.get((type(owner), name))
+            if check:
+                check(owner, args, kwargs)
+        elif bounded is None and type(f) is types.MethodDescriptorType and args:
+            check = SIZE_CHECKS.get((f.__objclass__, f.__name__))
+            if check and isinstance(args[0], f.__objclass__):
+                check(args[0], args[1:], kwargs)
+        result = (bounded or f)(*args, **kwargs)
+        return result if type(result) in _SCALAR_TYPES else self.made(result, (*args, *kwargs.values()))
 
     # ---- comprehensions ----------------------------------------------------------------------
     # One scope for the whole comprehension, as CPython's one frame: a lambda made in it sees
@@ -892,7 +1155,7 @@ class SafeEvaluator:
             yield from walk(0, first)
         g = gen()
         g.__name__ = g.__qualname__ = '<genexpr>'
-        return g
+        return self.made(g, (first,))
 
     # ---- statements --------------------------------------------------------------------------
 
@@ -952,7 +1215,7 @@ def _check_tree(tree):
     for node in ast.walk(tree):
         count += 1
         if count > MAX_NODES:
-            refuse(f'an expression of more than {MAX_NODES:,} parts')
+            too_large(f'an expression of more than {MAX_NODES:,} parts')
         if type(node) in REFUSED_NODES:
             refuse(REFUSED_NODES[type(node)])
 
@@ -967,17 +1230,41 @@ class BadRequest(Exception):
     pass
 
 
+# What Python's parser says of an expression nested past its own limits.
+_PARSER_DEPTH = ('too many nested parentheses', 'too complex', 'nested too deeply', 'maximum recursion depth')
+
+
+def _tree_depth(tree):
+    """How deep a syntax tree nests, counted without recursion."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth > MAX_DEPTH:
+            break
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
 def _parse(text, mode, what):
-    """A syntax tree, or a BadRequest whose message is the user's (a SyntaxError)."""
+    """A syntax tree, or a BadRequest whose message is the user's (a SyntaxError, or too deep)."""
     if len(text) > MAX_EXPRESSION_CHARS:
-        raise BadRequest(f'{NEURAL}: {what} of more than {MAX_EXPRESSION_CHARS:,} characters')
+        raise BadRequest(f'{TOO_LARGE}: an {what} of more than {MAX_EXPRESSION_CHARS:,} characters')
+    deep = f'{TOO_DEEP}: an {what} nested more than {MAX_DEPTH} levels deep'
     try:
         tree = ast.parse(text.strip(), f'<{what}>', mode=mode)
+        # Before compile(), whose C code recurses once per level.
+        if _tree_depth(tree) > MAX_DEPTH:
+            raise BadRequest(deep)
         # compile() checks what the parser lets through ('yield' outside a function, …).
         compile(tree, f'<{what}>', mode, dont_inherit=True)
     except SyntaxError as e:
+        if any(p in str(e.msg) for p in _PARSER_DEPTH):
+            raise BadRequest(deep)
         raise BadRequest(f'SyntaxError: {e.msg}')
-    except (ValueError, RecursionError, MemoryError) as e:
+    except (RecursionError, MemoryError):
+        raise BadRequest(deep)
+    except ValueError as e:
         raise BadRequest(f'SyntaxError: {e or type(e).__name__}')
     return tree
 
@@ -1185,9 +1472,9 @@ def answer(request, serving=False):
     except OutOfTime:
         return {'kind': 'error', 'message': f'the {what} took longer than {REQUEST_SECONDS:g} s and was stopped'}
     except MemoryError:
-        return {'kind': 'error', 'message': f'MemoryError: the {what} needs more than {MEMORY_MB} MiB'}
+        return {'kind': 'error', 'message': f'{TOO_LARGE}: the {what} needs more than {MEMORY_MB} MiB'}
     except RecursionError:
-        return {'kind': 'error', 'message': f'{NEURAL}: an {what} nested this deeply'}
+        return {'kind': 'error', 'message': f'{TOO_DEEP}: the {what} recurses deeper than Python allows'}
     except Exception as e:  # noqa: BLE001 - an exception of the expression on known values
         return {'kind': 'raised', 'type': type(e).__name__, 'message': _cap(_str(e))}
 
