@@ -171,6 +171,16 @@ export class McpContext {
     }
   }
 
+  /** Whether the server is shutting down: long work stops at its next step. */
+  get closing(): boolean {
+    return this.closed;
+  }
+
+  /** The private folder's files in a message, said as the client gave them (`<source>`). */
+  shownPaths(message: string): string {
+    return message.split(this.scratchRoot).join('').replace(/\/p-[A-Za-z0-9]+\/(program|solution)\.py/g, '<source>');
+  }
+
   /** Closes every session, frees the model and removes the private folder. */
   async close(): Promise<void> {
     if (this.closed) return;

@@ -33,7 +33,7 @@ export function createMcpServer(ctx: McpContext): McpServer {
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: { readOnlyHint: tool.name !== 'debug_start' && tool.name !== 'debug_step' && tool.name !== 'debug_stop', openWorldHint: false } },
       // Every call in turn (the model is one); an error is the call's answer, never the server's end.
-      ((input: never) => ctx.exclusive(() => tool.run(ctx, input)).catch(failure)) as never,
+      ((input: never, extra: { signal?: AbortSignal }) => ctx.exclusive(() => tool.run(ctx, input, extra.signal)).catch((err: unknown) => failure(err, (m) => ctx.shownPaths(m)))) as never,
     );
   }
   return server;

@@ -54,8 +54,8 @@ function answer(summary: string, structured: Record<string, unknown>): ToolResul
 }
 
 /** An error for the client: one clear message, the server goes on. */
-export function failure(err: unknown): ToolResult {
-  const message = err instanceof VerifyInputError ? `cannot read the solution or its tests: ${err.message}` : describeError(err);
+export function failure(err: unknown, shown: (message: string) => string = (m) => m): ToolResult {
+  const message = shown(err instanceof VerifyInputError ? `cannot read the solution or its tests: ${err.message}` : describeError(err));
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
@@ -86,13 +86,37 @@ function launchOptions(spec: CallSpec) {
  * Predicts a run step by step (step into) for at most `maxSteps` stops; a run that has not
  * ended by then is continued to its predicted end in one prediction (the model's `continue`).
  */
-async function simulate(runtime: NeuralRuntime, spec: CallSpec, maxSteps: number): Promise<{ truncated: boolean }> {
-  await runtime.launch(launchOptions(spec));
+async function simulate(ctx: McpContext, runtime: NeuralRuntime, spec: CallSpec, maxSteps: number, signal?: AbortSignal): Promise<{ truncated: boolean }> {
+  await launch(runtime, spec);
   const t = runtime.timeline;
-  while (!t.atEnd && t.stops.length < maxSteps) await runtime.stepIn();
+  while (!t.atEnd && t.stops.length < maxSteps) {
+    stopIfCancelled(ctx, signal);
+    await runtime.stepIn();
+  }
+  stopIfCancelled(ctx, signal);
   const truncated = !t.atEnd;
   if (truncated) await runtime.continue();
   return { truncated };
+}
+
+/** A call the client cancelled, or a server shutting down, stops between two predictions. */
+function stopIfCancelled(ctx: McpContext, signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new RuntimeError('cancelled by the client');
+  if (ctx.closing) throw new RuntimeError('the server is shutting down');
+}
+
+/** Launches; an entry the program does not define is said plainly (the model's cut of the program would say it in its own words). */
+async function launch(runtime: NeuralRuntime, spec: CallSpec): Promise<StopEvent> {
+  try {
+    return await runtime.launch(launchOptions(spec));
+  } catch (err) {
+    const info = runtime.program;
+    if (spec.entry !== undefined && info?.kind === 'ok' && !info.functions.some((f) => f.qualname === spec.entry || f.name === spec.entry)) {
+      const names = info.functions.map((f) => f.qualname);
+      throw new RuntimeError(`no function ${JSON.stringify(spec.entry)} in the program${names.length ? ` (it defines ${names.join(', ')})` : ' (it defines none)'}`);
+    }
+    throw err;
+  }
 }
 
 function traceOf(runtime: NeuralRuntime, limit = MAX_TRACE_STEPS): StopView[] {
@@ -131,13 +155,13 @@ export const SimulateOutput = {
   milliseconds: millis,
 };
 
-async function simulateCall(ctx: McpContext, input: z.infer<z.ZodObject<typeof SimulateInput>>): Promise<ToolResult> {
+async function simulateCall(ctx: McpContext, input: z.infer<z.ZodObject<typeof SimulateInput>>, signal?: AbortSignal): Promise<ToolResult> {
   const t0 = performance.now();
   const maxSteps = input.max_steps ?? DEFAULT_TRACE_STEPS;
   const { file, shown, scratch } = ctx.programFile(input);
   const runtime = await ctx.newRuntime();
   try {
-    const { truncated } = await simulate(runtime, { file, entry: input.entry, args: input.args }, Math.max(1, maxSteps));
+    const { truncated } = await simulate(ctx, runtime, { file, entry: input.entry, args: input.args }, Math.max(1, maxSteps), signal);
     const trace = maxSteps === 0 ? [] : traceOf(runtime, maxSteps);
     const end = endOf(runtime);
     const call = callText(input.entry, input.args);
@@ -208,7 +232,7 @@ async function debugStart(ctx: McpContext, input: z.infer<z.ZodObject<typeof Deb
   try {
     runtime = await ctx.newRuntime();
     const breakpoints = input.breakpoints ? await runtime.setBreakpoints(input.breakpoints, file) : [];
-    const event = await runtime.launch(launchOptions({ file, entry: input.entry, args: input.args, inferArgs: input.infer_args }));
+    const event = await launch(runtime, { file, entry: input.entry, args: input.args, inferArgs: input.infer_args });
     const session = ctx.addSession({ runtime, program: shown, entry: input.entry ?? null, scratch });
     const result = {
       ...moveResult(session.id, runtime, event, t0),
@@ -378,9 +402,11 @@ async function predictInputsTool(ctx: McpContext, input: z.infer<z.ZodObject<typ
   const { file, shown, scratch } = ctx.programFile(input);
   const runtime = await ctx.newRuntime();
   try {
-    const repr = await valueRepr(input.value, {});
+    const repr = await valueRepr(input.value, {}).catch((err: unknown) => {
+      throw new RuntimeError(`value is not a Python expression ndb can evaluate: ${(err as Error).message}`);
+    });
     // The entry's call with no arguments: only the program and its entry are read from it (no prediction).
-    await runtime.launch(launchOptions({ file, entry: input.entry, args: '' }));
+    await launch(runtime, { file, entry: input.entry, args: '' });
     const completer = await ctx.frameCompleter();
     const p = await predictInputs(runtime, repr, completer, input.candidates);
     const locals: ValueView[] = Object.entries(p.locals).map(([name, value]) => ({
@@ -468,7 +494,7 @@ function readProgram(input: ProgramInput, what: string): string {
   }
 }
 
-async function verifyTests(ctx: McpContext, input: z.infer<z.ZodObject<typeof VerifyInput>>): Promise<ToolResult> {
+async function verifyTests(ctx: McpContext, input: z.infer<z.ZodObject<typeof VerifyInput>>, signal?: AbortSignal): Promise<ToolResult> {
   const t0 = performance.now();
   if (input.solutions.length > 1 && !input.tests) throw new RuntimeError('several candidates need tests: the cases every candidate is predicted on');
   if (input.doctests && !input.tests) throw new RuntimeError('doctests goes with tests (without tests the doctests are the cases already)');
@@ -495,7 +521,7 @@ async function verifyTests(ctx: McpContext, input: z.infer<z.ZodObject<typeof Ve
     const cases = [];
     for (const c of r.cases) {
       const wrong = (c.verdict === 'fail' || c.verdict === 'raises') && 'function' in c.case;
-      const feedback = wrong && left-- > 0 ? await repairFeedback(ctx, solutions[i]!.input, solutions[i]!.code, c, maxSteps) : undefined;
+      const feedback = wrong && left-- > 0 ? await repairFeedback(ctx, solutions[i]!.input, solutions[i]!.code, c, maxSteps, signal) : undefined;
       cases.push({
         line: c.case.line,
         from: c.case.source,
@@ -526,12 +552,12 @@ async function verifyTests(ctx: McpContext, input: z.infer<z.ZodObject<typeof Ve
  * returns — the local that holds the returned value at the return, traced back to the line
  * after which it held it for good; when no local holds it (`return a + b`), the return line.
  */
-async function repairFeedback(ctx: McpContext, solution: z.infer<typeof SolutionInput>, code: string, c: CaseResult, maxSteps: number): Promise<z.infer<typeof FeedbackSchema>> {
+async function repairFeedback(ctx: McpContext, solution: z.infer<typeof SolutionInput>, code: string, c: CaseResult, maxSteps: number, signal?: AbortSignal): Promise<z.infer<typeof FeedbackSchema>> {
   const tc = c.case as Extract<CaseResult['case'], { function: string }>;
-  const { file, scratch } = ctx.programFile(solution.path !== undefined ? { path: solution.path } : { source: code });
+  const { file, scratch } = ctx.programFile(solution.path !== undefined ? { path: solution.path } : { source: code }, 'solution.py');
   const runtime = await ctx.newRuntime();
   try {
-    const { truncated } = await simulate(runtime, { file, entry: tc.function, args: tc.args }, maxSteps);
+    const { truncated } = await simulate(ctx, runtime, { file, entry: tc.function, args: tc.args }, maxSteps, signal);
     return {
       call: `${tc.function}(${tc.args})`,
       expected: tc.check === 'raises' ? `raises ${tc.expected}` : tc.expected,
@@ -557,9 +583,10 @@ function departure(runtime: NeuralRuntime, expected: string | null): z.infer<typ
   if (raised >= 0) return at(raised, `raises ${stops[raised]!.state.value} here (predicted); the test expected ${expected ?? 'no exception'}`);
   const depth = stops[0]!.state.stack.length;
   const own = stops.map((s, i) => ({ s, i })).filter(({ s }) => s.state.stack.length === depth);
-  const ret = [...own].reverse().find(({ s }) => s.state.event === 'return');
+  // The entry's return; in a trace cut by max_steps, its last state before the end predicted directly.
+  const ret = [...own].reverse().find(({ s }) => s.state.event === 'return') ?? own.at(-1);
   const end = runtime.timeline.end;
-  const value = ret?.s.state.value ?? (end?.exit.kind === 'normal' ? end.exit.value : undefined);
+  const value = ret?.s.state.event === 'return' ? ret.s.state.value : end?.exit.kind === 'normal' ? end.exit.value : undefined;
   if (!ret || value === undefined) return at(stops.length - 1, 'the predicted run ends here');
   const expect = expected === null ? '' : `; the test expected ${expected}`;
   const holder = Object.keys(ret.s.state.locals).find((n) => n !== MORE_LOCALS_KEY && ret.s.state.locals[n] === value);
@@ -583,7 +610,7 @@ export interface ToolSpec {
   input: z.ZodRawShape;
   output: z.ZodRawShape;
   /** Uses the model: runs in turn with the others (McpContext.exclusive). */
-  run(ctx: McpContext, input: never): Promise<ToolResult>;
+  run(ctx: McpContext, input: never, signal?: AbortSignal): Promise<ToolResult>;
 }
 
 export function toolTable(): ToolSpec[] {

@@ -17,6 +17,7 @@ export const ProvenanceSchema = z.object({
     .enum(['decided', 'predicted', 'input', 'edited', 'real_run', 'unknown'])
     .describe('decided: the symbolic stepper computed it (Python semantics, certain); predicted: the model guessed it (see confidence); input: your arguments; edited: set with debug_step set; unknown: not tracked'),
   confidence: z.number().min(0).max(1).optional().describe("the model's probability of this value (predicted only)"),
+  of: z.literal('state').optional().describe('the confidence is that of the whole state the value came in (a state predicted in one jump has none per value): a lower bound'),
   rule: z.string().optional().describe("the stepper's rule that decided it (decided only)"),
 });
 export type ProvenanceView = z.infer<typeof ProvenanceSchema>;
@@ -64,8 +65,12 @@ export function provenanceAt(stops: readonly Stop[], index: number, name: string
     if (!sameFrame(stop, here)) break;
     if (stop.edited.includes(name)) return { source: 'edited' };
     const confidence = stop.confidence.locals[name];
-    if (confidence === undefined) continue;
-    return originProvenance(stop, confidence, stop.origin === 'model' ? stop.confidence.decided?.locals[name] : undefined);
+    if (confidence !== undefined) return originProvenance(stop, confidence, stop.origin === 'model' ? stop.confidence.decided?.locals[name] : undefined);
+    // A state predicted whole (after a jump: continue, to_line) has no confidence per local:
+    // the value it wrote is as sure as at least the whole state.
+    const before = stops[i - 1];
+    const wrote = !before || !sameFrame(before, stop) || before.state.locals[name] !== stop.state.locals[name];
+    if (wrote) return stop.origin === 'model' ? { source: 'predicted', confidence: round(stop.confidence.frame), of: 'state' } : originProvenance(stop, 1, undefined);
   }
   return { source: 'unknown' };
 }

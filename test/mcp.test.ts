@@ -88,6 +88,19 @@ assert first_even([1, 3]) is None
 assert first_even([1, 4]) == 4
 `;
 
+describe.skipIf(!BUILT)('the command', () => {
+  it('is listed by ndb --help, and ndb mcp --help names its flags', () => {
+    const list = spawnSync(process.execPath, [NDB, '--help'], { encoding: 'utf8', timeout: 60_000 });
+    expect(list.stdout).toMatch(/^  mcp /m);
+    const help = spawnSync(process.execPath, [NDB, 'mcp', '--help'], { encoding: 'utf8', timeout: 60_000 });
+    expect(help.status).toBe(0);
+    for (const flag of ['--port <N>', '--host <H>', '--token <T>', '--model <DIR>', '--max-sessions <N>']) expect(help.stdout).toContain(flag);
+    const stray = spawnSync(process.execPath, [NDB, 'mcp', '--token', 'x'.repeat(20)], { encoding: 'utf8', timeout: 60_000 });
+    expect(stray.status).toBe(2);
+    expect(stray.stderr).toMatch(/--token needs --port/);
+  });
+});
+
 describe.skipIf(!HAS_MODEL || !BUILT)('ndb mcp over stdio, on the shipped model', () => {
   let client: Client;
 
