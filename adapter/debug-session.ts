@@ -159,6 +159,8 @@ export class NeuralDebugSession extends DebugSession {
   private dataWatches: DataWatchSpec[] = [];
   /** debugpy's filters; uncaught is on until the client sets them (debugpy's default). */
   private exceptionFilters = new Set<string>(['uncaught']);
+  /** Exception classes by break mode, from setExceptionBreakpoints' exceptionOptions. */
+  private exceptionOptions: { always: Set<string>; never: Set<string> } = { always: new Set(), never: new Set() };
   /** The step-in targets last offered (id → function), for stepIn's targetId. */
   private stepTargets = new Map<number, string>();
   private configured = deferred<void>();
@@ -293,6 +295,10 @@ export class NeuralDebugSession extends DebugSession {
       completionTriggerCharacters: ['.'],
       supportsSetExpression: true,
       supportsClipboardContext: true,
+      supportsDelayedStackTraceLoading: true,
+      supportsModulesRequest: true,
+      supportsExceptionOptions: true,
+      supportsValueFormattingOptions: true,
     };
     this.sendResponse(response);
     // Breakpoints may come now; they wait for launch to name the program (setBreakPointsRequest).
@@ -351,7 +357,7 @@ export class NeuralDebugSession extends DebugSession {
       await runtime.setBreakpoints(this.breakpointSpecs.get(program) ?? [], program);
       await runtime.setFunctionBreakpoints(this.functionBreakpoints);
       runtime.setDataBreakpoints(this.dataWatches);
-      runtime.setBreakOnRaised(this.exceptionFilters.has('raised'));
+      runtime.setBreakOnRaised(this.raisedFilter());
       return { runtime, options: launchOptions(program, args) };
     } finally {
       this.launched.resolve();
@@ -467,8 +473,32 @@ export class NeuralDebugSession extends DebugSession {
       if (unknown.length) throw new RuntimeError(`unknown exception filter ${unknown.map((f) => JSON.stringify(f)).join(', ')}: ndb offers ${[...known].join(', ')}`);
       if ((args.filterOptions ?? []).some((o) => o.condition)) throw new RuntimeError('exception filters take no condition in ndb');
       this.exceptionFilters = new Set(filters);
-      this.runtime?.setBreakOnRaised(this.exceptionFilters.has('raised'));
+      // exceptionOptions (debugpy's supportsExceptionOptions): per exception class, `always` stops where it is raised, `never` does not.
+      this.exceptionOptions = exceptionClasses(args.exceptionOptions ?? []);
+      this.runtime?.setBreakOnRaised(this.raisedFilter());
       response.body = { breakpoints: filters.map(() => ({ verified: true })) };
+      this.sendResponse(response);
+    });
+  }
+
+  /** Which predicted exceptions a continue stops at, given the filters and exception options. */
+  private raisedFilter(): ((repr: string) => boolean) | false {
+    const { always, never } = this.exceptionOptions;
+    const raised = this.exceptionFilters.has('raised');
+    if (!raised && always.size === 0) return false;
+    return (repr) => {
+      const name = exceptionName(repr);
+      if (never.has(name)) return false;
+      return raised || always.has(name);
+    };
+  }
+
+  /** The program as the one module of the run (debugpy lists the loaded modules); the base class does not dispatch `modules`, customRequest does. */
+  private modulesRequest(response: DebugProtocol.ModulesResponse): void {
+    void this.handle(response, async () => {
+      const program = this.program;
+      if (!program) throw new RuntimeError('no program is launched yet');
+      response.body = { modules: [{ id: program, name: basename(program).replace(/\.py$/, ''), path: program, isUserCode: true }], totalModules: 1 };
       this.sendResponse(response);
     });
   }
@@ -746,7 +776,8 @@ export class NeuralDebugSession extends DebugSession {
       const view = this.requireView();
       // A handle from before the last stop points at nothing: an empty list, as DAP clients expect.
       const container = view.container(args.variablesReference);
-      response.body = { variables: container ? view.variables(container) : [] };
+      const variables = container ? view.variables(container) : [];
+      response.body = { variables: args.format?.hex ? variables.map((v) => ({ ...v, value: hexInts(v.value) })) : variables };
       this.sendResponse(response);
     });
   }
@@ -765,7 +796,7 @@ export class NeuralDebugSession extends DebugSession {
         const from = frame.id === 0 && Object.hasOwn(frame.locals, name) ? provenanceLabel(this.requireView().localProvenance(name)) : undefined;
         const type = [result.type, from].filter(Boolean).join(' · ');
         response.body = {
-          result: result.repr,
+          result: args.format?.hex ? hexInts(result.repr) : result.repr,
           ...(type ? { type } : {}),
           variablesReference: this.requireView().expandable(parsePyValue(result.repr), args.expression),
         };
@@ -976,6 +1007,8 @@ export class NeuralDebugSession extends DebugSession {
         });
       case RESAMPLE_REQUEST:
         return this.step(response, (rt) => rt.resample());
+      case 'modules':
+        return this.modulesRequest(response as DebugProtocol.ModulesResponse);
       case TRACE_REQUEST:
         return void this.handle(response, async () => {
           response.body = predictedTrace(this.requireRuntime());
@@ -1012,6 +1045,34 @@ function parseLaunchArgs(raw: unknown): LaunchArgs {
 function launchOptions(program: string, a: LaunchArgs): LaunchOptions {
   const { entry, args, inferArgs, samples, temperature, stopOnEntry, verify, maxSteps, prefetch } = a;
   return { program, entry, args, inferArgs, samples, temperature, stopOnEntry, verify, maxSteps, prefetch };
+}
+
+/** An exception's class name from its repr (`ValueError(3)` → `ValueError`, `mod.Error('x')` → `Error`). */
+function exceptionName(repr: string): string {
+  const dotted = /^[A-Za-z_][\w.]*/.exec(repr)?.[0] ?? repr;
+  return dotted.slice(dotted.lastIndexOf('.') + 1);
+}
+
+/** exceptionOptions as the exception classes to always stop at and never stop at (the last name of each path). */
+function exceptionClasses(options: readonly DebugProtocol.ExceptionOptions[]): { always: Set<string>; never: Set<string> } {
+  const always = new Set<string>();
+  const never = new Set<string>();
+  for (const option of options) {
+    const names = option.path?.at(-1)?.names ?? [];
+    // The path's first segment is the category ("Python Exceptions"); a path of one segment names none in particular.
+    if ((option.path?.length ?? 0) < 2) continue;
+    for (const name of names) {
+      const bare = name.slice(name.lastIndexOf('.') + 1);
+      if (option.breakMode === 'never') never.add(bare);
+      else if (option.breakMode === 'always') always.add(bare);
+    }
+  }
+  return { always, never };
+}
+
+/** Debugpy's hex value format: every int literal of a repr in hexadecimal (`[10, 'a']` → `[0xa, 'a']`), strings left alone. */
+export function hexInts(repr: string): string {
+  return repr.replace(/('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")|(?<![\w.])(-?)(\d+)(?![\w.])/g, (all, str: string | undefined, sign: string, digits: string) => (str !== undefined ? all : `${sign}0x${BigInt(digits).toString(16)}`));
 }
 
 /** A data breakpoint's id (dataBreakpointInfo's dataId) as what it watches, or null. */

@@ -288,8 +288,8 @@ export class NeuralRuntime extends EventEmitter {
   /** The function breakpoints, by the line they stop on. */
   private functionArmed = new Map<number, Armed>();
   private watches: Watch[] = [];
-  /** Stop at every predicted exception (debugpy's "raised" filter). */
-  private breakOnRaised = false;
+  /** Which predicted exceptions a continue stops at (debugpy's "raised" filter, exception options): by the exception's repr; null: none. */
+  private breakOnRaised: ((repr: string) => boolean) | null = null;
   private verifier: Verifier | null = null;
   private verifyNote: string | null = null;
   private cancelled = false;
@@ -478,7 +478,7 @@ export class NeuralRuntime extends EventEmitter {
     // What only a walk through every state can see: exceptions raised on the way, a value
     // that changes, which of several breakpoints comes first (the run's order). Then the
     // model steps until one is reached.
-    if (this.breakOnRaised || this.watches.length > 0 || lines.length > 1) {
+    if (this.breakOnRaised !== null || this.watches.length > 0 || lines.length > 1) {
       this.baselineWatches();
       return this.repeat('continue', { kind: 'step_into' }, (s) => this.continueVerdict(s));
     }
@@ -500,7 +500,7 @@ export class NeuralRuntime extends EventEmitter {
 
   /** Where a continue that steps through the run stops: the first check that fires at state `s`. */
   private async continueVerdict(s: State): Promise<Omit<StopEvent, 'replayed' | 'prefetched' | 'stats'> | null> {
-    if (s.event === 'exception' && this.breakOnRaised) return { reason: 'exception', description: `${s.value} (predicted)` };
+    if (s.event === 'exception' && this.breakOnRaised?.(s.value ?? '')) return { reason: 'exception', description: `${s.value} (predicted)` };
     const changed = this.watchVerdict(s);
     if (changed) return changed;
     return this.lineVerdict(s);
@@ -994,9 +994,12 @@ export class NeuralRuntime extends EventEmitter {
     return this.watches.map((w) => w.spec);
   }
 
-  /** debugpy's "raised" exception filter: a continue stops at every predicted exception. */
-  setBreakOnRaised(on: boolean): void {
-    this.breakOnRaised = on;
+  /**
+   * debugpy's "raised" exception filter: a continue stops at every predicted exception (true),
+   * at those `which` accepts (given the exception's repr, `ValueError(3)`), or at none.
+   */
+  setBreakOnRaised(on: boolean | ((repr: string) => boolean)): void {
+    this.breakOnRaised = on === true ? () => true : on === false ? null : on;
   }
 
   private removeLine(line: number): void {

@@ -166,6 +166,10 @@ describe('the VS Code features of ndb dap (on the real tracer)', () => {
       supportsCompletionsRequest: true,
       supportsSetExpression: true,
       supportsClipboardContext: true,
+      supportsDelayedStackTraceLoading: true,
+      supportsModulesRequest: true,
+      supportsExceptionOptions: true,
+      supportsValueFormattingOptions: true,
       supportsStepBack: true,
     });
     expect(init.body!.exceptionBreakpointFilters!.map((f) => [f.filter, f.default])).toEqual([
@@ -259,6 +263,28 @@ describe('the VS Code features of ndb dap (on the real tracer)', () => {
     await dc.setExceptionBreakpointsRequest({ filters: ['uncaught'] });
     const end = await cont(dc);
     expect(end.body.description).toMatch(/returned 12/);
+  });
+
+  it('exception options (per class, as debugpy takes them), modules, hex value formatting', { timeout: TIMEOUT_MS }, async () => {
+    const path = (name: string) => [{ names: ['Python Exceptions'] }, { names: [name] }];
+    // `never` ValueError beats `raised`: the run goes to its end.
+    const { dc } = await launch([], async (c) => {
+      await c.setExceptionBreakpointsRequest({ filters: ['raised'], exceptionOptions: [{ path: path('ValueError'), breakMode: 'never' }] });
+    });
+    expect((await cont(dc)).body.description).toMatch(/returned 12/);
+    // `always` ValueError without `raised`: it stops there.
+    await moved(dc, dc.customRequest('restart'));
+    await dc.setExceptionBreakpointsRequest({ filters: [], exceptionOptions: [{ path: path('builtins.ValueError'), breakMode: 'always' }] });
+    const raised = await cont(dc);
+    expect(raised.body.reason).toBe('exception');
+    expect((await frames(dc))[0]!.line).toBe(11);
+    const modules = await dc.customRequest('modules', {});
+    expect(modules.body).toEqual({ modules: [{ id: file, name: 'loop', path: file, isUserCode: true }], totalModules: 1 });
+    const frameId = (await frames(dc))[0]!.id;
+    expect((await dc.evaluateRequest({ expression: '[n, 255, "10"]', frameId, context: 'watch', format: { hex: true } })).body.result).toBe("[0x4, 0xff, '10']");
+    const ref = await localsScope(dc);
+    const vars = (await dc.variablesRequest({ variablesReference: ref, format: { hex: true } })).body.variables;
+    expect(vars.find((v) => v.name === 'n')!.value).toBe('0x4');
   });
 
   it('data breakpoints stop at the first state after which the value differs; bad ids and names are refused', { timeout: TIMEOUT_MS }, async () => {
