@@ -9,10 +9,11 @@
  * DAP framing closes the connection, and a session needs the server's token (debug-session.ts)
  * before anything but `initialize` is answered.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, isIP, type AddressInfo, type Server, type Socket } from 'node:net';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { NeuralDebugSession, type DebugSessionOptions } from './debug-session.js';
+import { Evaluator, withEvaluator } from './evaluate.js';
 import { DapReader, type FramingMode } from './transport.js';
 
 /**
@@ -28,18 +29,34 @@ function keepRunningOnStrayRejections(): void {
   });
 }
 
+export interface TransportHooks {
+  /** Each parsed message, before the session sees it (the TCP server watches for the token). */
+  onMessage?: (value: unknown) => void;
+  /** Each chunk of input, before it is read (the TCP server counts what an unauthenticated client sends); false: drop it. */
+  onChunk?: (chunk: Buffer) => boolean;
+}
+
 /**
  * Runs `session` on `input`/`output` through DapReader. The session's own reader gets a stream
  * that never carries data; it only reports the end of the input (the session then shuts down).
+ * Every message is handled with `evaluator` as the session's (adapter/evaluate.ts): its
+ * expressions, however many come at once, queue for that one Python process.
  */
-export function attachTransport(session: NeuralDebugSession, input: Readable, output: Writable, mode: FramingMode, onFatal: (problem: string) => void): DapReader {
+export function attachTransport(session: NeuralDebugSession, input: Readable, output: Writable, mode: FramingMode, onFatal: (problem: string) => void, evaluator = new Evaluator(), hooks: TransportHooks = {}): DapReader {
   const inert = new PassThrough();
   const reader = new DapReader(mode, {
-    message: (value) => session.receive(value),
-    malformed: (problem, hint) => session.malformed(problem, hint),
+    message: (value) => {
+      hooks.onMessage?.(value);
+      withEvaluator(evaluator, () => session.receive(value));
+    },
+    malformed: (problem, hint) => withEvaluator(evaluator, () => session.malformed(problem, hint)),
     fatal: onFatal,
   });
-  input.on('data', (chunk: Buffer | string) => reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+  input.on('data', (chunk: Buffer | string) => {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    if (hooks.onChunk?.(bytes) === false) return;
+    reader.push(bytes);
+  });
   input.on('end', () => inert.destroy());
   input.on('close', () => inert.destroy());
   session.start(inert, output);
@@ -63,6 +80,32 @@ export interface TcpOptions {
   token: string;
   /** Called with each connection's end, for tests and logs. */
   onSessionClosed?: () => void;
+  /** Connections open at once at most (default MAX_CONNECTIONS); one more is closed at once. */
+  maxConnections?: number;
+  /** Bytes a connection may send before its launch gives the token (default MAX_UNAUTHENTICATED_BYTES). */
+  maxUnauthenticatedBytes?: number;
+  /** How long a connection may stay without giving the token, ms (default AUTH_TIMEOUT_MS). */
+  authTimeoutMs?: number;
+  /** Where the server says why it closed a connection (default: stderr). */
+  log?: (line: string) => void;
+}
+
+/** Sessions at once: each holds a model (tens of MB) and may hold a Python evaluator. */
+export const MAX_CONNECTIONS = 16;
+/** An initialize and a launch with the token are a few KiB; nothing larger comes before the token. */
+export const MAX_UNAUTHENTICATED_BYTES = 64 * 1024;
+/** A client that has not given the token by then is closed. */
+export const AUTH_TIMEOUT_MS = 30_000;
+
+/** Whether `value` is a launch or attach request that gives `token` (the session checks it again). */
+function givesToken(value: unknown, token: string): boolean {
+  const m = value as { type?: unknown; command?: unknown; arguments?: { token?: unknown } } | null;
+  if (typeof m !== 'object' || m === null || m.type !== 'request' || (m.command !== 'launch' && m.command !== 'attach')) return false;
+  const given = m.arguments?.token;
+  if (typeof given !== 'string') return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** A fresh token: 24 random bytes, URL-safe base64 (32 characters). */
@@ -81,29 +124,76 @@ export function isLoopback(host: string): boolean {
 /** Listens on `port` (0: any free one) and resolves with the server once it listens. */
 export function serveTcp(port: number, host: string, options: TcpOptions): Promise<Server> {
   keepRunningOnStrayRejections();
+  const maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
+  const maxUnauthenticated = options.maxUnauthenticatedBytes ?? MAX_UNAUTHENTICATED_BYTES;
+  const authTimeoutMs = options.authTimeoutMs ?? AUTH_TIMEOUT_MS;
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const open = new Set<Socket>();
   const server = createServer((socket: Socket) => {
+    const peer = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+    socket.on('error', () => socket.destroy());
+    if (open.size >= maxConnections) {
+      // Nothing is read from it and no session is made: a flood of connections costs a socket each, briefly.
+      log(`ndb dap: closed a connection from ${peer}: ${open.size} connections are open already (at most ${maxConnections})`);
+      socket.destroy();
+      return;
+    }
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
     // Small messages both ways: Nagle's algorithm would hold each step's answer back by tens of ms.
     socket.setNoDelay(true);
     // After disconnect nothing more is answered on this connection: it ends (the response is sent first).
     const session = new NeuralDebugSession({ token: options.token, onShutdown: () => setImmediate(() => socket.end()) } satisfies DebugSessionOptions);
     session.setRunAsServer(true);
+    const evaluator = new Evaluator();
+    let authenticated = false;
+    let unauthenticatedBytes = 0;
+    const refuse = (problem: string) => {
+      log(`ndb dap: closed a connection from ${peer}: ${problem}`);
+      socket.destroy();
+    };
+    // Until the token, a connection is a stranger's: it gets a few seconds and a few KiB.
+    const authTimer = setTimeout(() => {
+      if (!authenticated) refuse(`no launch with the token within ${authTimeoutMs / 1000} s`);
+    }, authTimeoutMs);
     let closed = false;
     const close = () => {
       if (closed) return;
       closed = true;
-      // Frees the session's model, runtime and listeners: a client that goes without
-      // `disconnect` leaves nothing behind.
+      clearTimeout(authTimer);
+      // Frees the session's model, runtime, Python evaluator and listeners: a client that goes
+      // without `disconnect` leaves nothing behind.
       session.shutdown();
       session.removeAllListeners();
+      evaluator.dispose();
       options.onSessionClosed?.();
     };
     // A client that goes away mid-answer must not take the server (and its other sessions) down.
-    socket.on('error', () => socket.destroy());
     socket.on('close', close);
-    attachTransport(session, socket, socket, 'strict', (problem) => {
-      process.stderr.write(`ndb dap: closed a connection from ${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}: ${problem}\n`);
-      socket.destroy();
-    });
+    attachTransport(
+      session,
+      socket,
+      socket,
+      'strict',
+      (problem) => refuse(problem),
+      evaluator,
+      {
+        onChunk: (chunk) => {
+          if (authenticated) return true;
+          unauthenticatedBytes += chunk.length;
+          if (unauthenticatedBytes <= maxUnauthenticated) return true;
+          // Nothing more of it is read or buffered.
+          if (!socket.destroyed) refuse(`${unauthenticatedBytes} bytes without the token (at most ${maxUnauthenticated} before a launch gives it)`);
+          return false;
+        },
+        onMessage: (value) => {
+          if (!authenticated && givesToken(value, options.token)) {
+            authenticated = true;
+            clearTimeout(authTimer);
+          }
+        },
+      },
+    );
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

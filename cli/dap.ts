@@ -1,7 +1,7 @@
 /**
  * `ndb dap`: the debug adapter, for VS Code and other DAP clients (adapter/debug-session.ts).
  */
-import { isLoopback, listeningPort, newToken, serveStdio, serveTcp } from '../adapter/server.js';
+import { isLoopback, listeningPort, MAX_CONNECTIONS, newToken, serveStdio, serveTcp } from '../adapter/server.js';
 import { defineCommand, type FlagSpecs, type Parsed } from './command-line.js';
 
 const DAP_FLAGS = {
@@ -9,6 +9,7 @@ const DAP_FLAGS = {
   host: { type: 'string', value: 'H', description: 'the interface to listen on (default 127.0.0.1)' },
   token: { type: 'string', value: 'T', description: 'the token clients must give (default: NDB_DAP_TOKEN, else a fresh one)' },
   'allow-remote': { type: 'boolean', description: 'allow a --host other machines can reach' },
+  'max-connections': { type: 'string', value: 'N', description: `TCP sessions at once (default ${MAX_CONNECTIONS}); one more is closed at once` },
 } satisfies FlagSpecs;
 
 export const DAP_COMMAND = defineCommand({
@@ -19,7 +20,9 @@ port N (0: any free port), each connection a new session. A TCP client must give
 server's token as "token" in its launch (or attach) configuration: a fresh one is
 printed with the port, or set it with --token T or NDB_DAP_TOKEN. The host is
 127.0.0.1; another interface needs --allow-remote (anyone who can reach it and has
-the token can launch, and verify mode runs programs).`,
+the token can launch, and verify mode runs programs). A connection that has not
+given the token within 30 s, or sends more than 64 KiB before it, is closed; at
+most --max-connections sessions are served at once.`,
   flags: DAP_FLAGS,
   run: dapCommand,
 });
@@ -29,7 +32,7 @@ const MIN_TOKEN_CHARS = 16;
 
 export async function dapCommand({ values }: Parsed<typeof DAP_FLAGS>, fail: (message: string) => Error): Promise<void> {
   if (values.port === undefined) {
-    for (const flag of ['host', 'token', 'allow-remote'] as const) if (values[flag] !== undefined) throw fail(`--${flag} needs --port (on stdio the editor's pipes are the session's own)`);
+    for (const flag of ['host', 'token', 'allow-remote', 'max-connections'] as const) if (values[flag] !== undefined) throw fail(`--${flag} needs --port (on stdio the editor's pipes are the session's own)`);
     serveStdio();
     return;
   }
@@ -46,7 +49,12 @@ export async function dapCommand({ values }: Parsed<typeof DAP_FLAGS>, fail: (me
   const source = values.token !== undefined ? '--token' : 'NDB_DAP_TOKEN';
   if (given !== undefined && given.length < MIN_TOKEN_CHARS) throw fail(`the token from ${source} is too short: give at least ${MIN_TOKEN_CHARS} characters`);
   const token = given ?? newToken();
-  const server = await serveTcp(port, host, { token });
+  let maxConnections: number | undefined;
+  if (values['max-connections'] !== undefined) {
+    maxConnections = Number(values['max-connections']);
+    if (!Number.isInteger(maxConnections) || maxConnections < 1) throw fail(`--max-connections must be a positive integer, got ${JSON.stringify(values['max-connections'])}`);
+  }
+  const server = await serveTcp(port, host, { token, ...(maxConnections === undefined ? {} : { maxConnections }) });
   // The one line a script waits for; the sessions then run until the process is stopped.
   const shown = given === undefined ? `token ${token}` : `token from ${source}`;
   process.stdout.write(`ndb dap: listening on ${host}:${listeningPort(server)}, ${shown} (clients give it as "token" in their launch configuration)\n`);
