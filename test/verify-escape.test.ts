@@ -13,7 +13,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxProtections, TraceFailure, traceSource, verifySandbox } from '../tracer/run-tracer.js';
-import { SANDBOX_TASKS } from '../tracer/sandbox.js';
+import { deniedSyscalls, SANDBOX_TASKS } from '../tracer/sandbox.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ndb-escape-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -123,6 +123,32 @@ describe.skipIf(!status.ok)(`the verify sandbox holds (${status.ok ? status.limi
     );
     // setuid(0): EINVAL (uid 0 is not mapped) or EPERM; unshare(CLONE_NEWUSER): ENOSPC (--disable-userns) or EPERM; CLONE_NEWNS: EPERM.
     expect(v).toMatch(/^\('0000000000000000', '0000000000000000', '0000000000000000', '1', '(EPERM|EINVAL)', '(ENOSPC|EPERM|EUSERS)', 'EPERM'\)$/);
+  });
+
+  it.skipIf(Object.keys(deniedSyscalls()).length === 0)('is refused the kernel interfaces a seccomp filter keeps from it (io_uring, bpf, userfaultfd, perf, keyrings, ptrace)', async () => {
+    const nr = deniedSyscalls();
+    // Arguments that would get as far as the kernel's checks (EFAULT, EINVAL, a keyring id) without the filter.
+    const calls: [string, string][] = [
+      ['io_uring_setup', '1, 0'],
+      ['bpf', '0, 0, 0'],
+      ['userfaultfd', '0'],
+      ['perf_event_open', '0, 0, -1, -1, 0'],
+      ['keyctl', '0, 0xfffffffd, 0'],
+      ['ptrace', '16, 1, 0, 0'],
+      ['process_vm_readv', '1, 0, 0, 0, 0, 0'],
+    ];
+    const v = await outcome(
+      py(
+        'import ctypes, errno',
+        'def f():',
+        '    libc = ctypes.CDLL(None, use_errno=True)',
+        '    def call(nr, *args):',
+        '        r = libc.syscall(nr, *args)',
+        "        return errno.errorcode.get(ctypes.get_errno()) if r == -1 else r",
+        `    return [${calls.map(([name, args]) => `call(${nr[name]}, ${args})`).join(', ')}], [l.split()[1] for l in open('/proc/self/status') if l.startswith('Seccomp:')]`,
+      ),
+    );
+    expect(v).toBe(`([${calls.map(() => "'EPERM'").join(', ')}], ['2'])`);
   });
 
   it('cannot remount the file system read-write, by syscall or by mount(8)', async () => {

@@ -2,7 +2,7 @@
  * Runs tracer/tracer.py on a Python program and collects its records into a Trace.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync } from 'node:fs';
 import { chown, copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { constants as osConstants, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -12,7 +12,7 @@ import type { ChildProcessByStdio, ChildProcessWithoutNullStreams } from 'node:c
 import { fileURLToPath } from 'node:url';
 import { pythonExecutable, pythonMissingMessage } from '../python/python-helper.js';
 import { declareUtf8, NUL_IN_ARGS, sourceLines } from '../python/source.js';
-import { bwrapArgs, guardTree, resolvePython, SANDBOX_TASKS, SANDBOX_TMP_BYTES, SANDBOX_UID, SANDBOX_WORK, type SandboxStatus, sandboxStatus, setprivArgs, type TreeGuard } from './sandbox.js';
+import { bwrapArgs, guardTree, openSeccomp, resolvePython, seccompFilter, SANDBOX_TASKS, SANDBOX_TMP_BYTES, SANDBOX_UID, SANDBOX_WORK, type SandboxStatus, sandboxStatus, setprivArgs, type TreeGuard } from './sandbox.js';
 import { TracerRecordSchema, type Trace, type TraceError, type TraceEvent, type TraceExit } from './events.js';
 
 export interface TraceLimits {
@@ -73,7 +73,7 @@ export function sandboxProtections(): string {
   if (!status.ok) return `NOT run: ${status.reason}`;
   const tree = status.limits === 'watchdog' ? 'a watchdog that kills the tree' : `a ${status.limits}`;
   return (
-    `in a bubblewrap sandbox: no network, no capabilities${status.setpriv ? `, uid ${SANDBOX_UID}` : ''}, read-only system files and nothing else of the host's, ` +
+    `in a bubblewrap sandbox: no network, no capabilities${status.setpriv ? `, uid ${SANDBOX_UID}` : ''}${seccompFilter() ? ', a seccomp filter' : ''}, read-only system files and nothing else of the host's, ` +
     `a private ${SANDBOX_TMP_BYTES >> 20} MiB /tmp as its working directory, its own PID namespace; ` +
     `at most ${SANDBOX_TASKS} processes and threads and the memory limit for all of them together (${tree}), hard CPU, file-size and open-file limits, a wall clock`
   );
@@ -195,15 +195,25 @@ function runTracerIn(req: TraceRequest, sandbox: Sandbox | null): Promise<{ even
       const memoryMb = req.limits?.memoryMb ?? DEFAULT_MEMORY_MB;
       guard = guardTree({ tasks: SANDBOX_TASKS, memoryBytes: (memoryMb > 0 ? memoryMb : DEFAULT_MEMORY_MB) * (1 << 20) });
       const env = { PATH: '/usr/bin:/bin', PYTHONHASHSEED: '0', HOME: SANDBOX_WORK, TMPDIR: SANDBOX_WORK, LANG: 'C.UTF-8' };
+      const seccomp = openSeccomp(sandbox.stage);
       const inner = [
         ...(setpriv ? [setpriv, ...setprivArgs()] : []),
         bwrap,
-        ...bwrapArgs({ python: resolvePython(python), files: [sandbox.programDir, sandbox.tracerDir] }),
+        ...bwrapArgs({ python: resolvePython(python), files: [sandbox.programDir, sandbox.tracerDir], seccomp: seccomp !== null }),
         resolvePython(python),
         ...args,
       ];
       const [cmd, ...cmdArgs] = guard.cgroupProcs.length > 0 ? ['/bin/sh', '-c', JOIN_CGROUP, 'sh', String(guard.cgroupProcs.length), ...guard.cgroupProcs, ...inner] : inner;
-      child = spawn(cmd!, cmdArgs, { stdio: ['ignore', 'pipe', 'pipe'], env, cwd: sandbox.stage, detached: true });
+      try {
+        // The filter rides on file descriptor 3 (SECCOMP_FD), through sh and setpriv to bwrap.
+        child = spawn(cmd!, cmdArgs, { stdio: ['ignore', 'pipe', 'pipe', ...(seccomp !== null ? [seccomp] : [])], env, cwd: sandbox.stage, detached: true }) as ChildProcessByStdio<
+          null,
+          Readable,
+          Readable
+        >;
+      } finally {
+        if (seccomp !== null) closeSync(seccomp);
+      }
     } else {
       child = spawn(python, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONHASHSEED: '0' } });
     }

@@ -6,6 +6,8 @@
  *
  * - new user, PID, network, IPC, UTS and cgroup namespaces; no nested user namespaces
  *   (`--disable-userns`); every capability dropped (`--cap-drop ALL`), no new privileges;
+ *   a seccomp filter that refuses the kernel interfaces an unprivileged sandbox has no use for
+ *   (io_uring, bpf, userfaultfd, perf events, keyrings, ptrace, mounts, ...; `DENIED_SYSCALLS`);
  * - when ndb runs as root, the sandbox runs as uid/gid 65534 (`setpriv`), so that nothing the
  *   kernel grants to uid 0 (owner rights on root's files, /proc/sys, RLIMIT_NPROC exemption)
  *   reaches the program;
@@ -21,7 +23,8 @@
  *   hard per-process limits (tracer.py --sandbox) and the wall clock (run-tracer.ts).
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmdirSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 
 /** The uid and gid the sandbox runs as when ndb itself runs as root. */
@@ -109,10 +112,19 @@ function probe(bwrap: string, python: string): SandboxStatus {
       };
     }
   }
-  const args = bwrapArgs({ python: resolvePython(python), files: [] });
+  const scratch = mkdtempSync(join(tmpdir(), 'ndb-sandbox-probe-'));
+  const seccomp = openSeccomp(scratch);
+  const args = bwrapArgs({ python: resolvePython(python), files: [], seccomp: seccomp !== null });
   const cmd = setpriv ? setpriv : bwrap;
   const cmdArgs = setpriv ? [...setprivArgs(), bwrap, ...args, python, '-c', 'pass'] : [...args, python, '-c', 'pass'];
-  const r = spawnSync(cmd, cmdArgs, { encoding: 'utf8', timeout: 10_000, env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' } });
+  const r = spawnSync(cmd, cmdArgs, {
+    encoding: 'utf8',
+    timeout: 10_000,
+    env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' },
+    stdio: ['ignore', 'pipe', 'pipe', ...(seccomp !== null ? [seccomp] : [])],
+  });
+  if (seccomp !== null) closeSync(seccomp);
+  rmSync(scratch, { recursive: true, force: true });
   if (r.status !== 0) {
     const said = (r.stderr || r.error?.message || `exit status ${r.status}`).trim().split('\n').pop()!.slice(0, 300);
     const hint = /namespace|Operation not permitted|setting up uid map|No permissions/i.test(said)
@@ -139,6 +151,25 @@ export interface SandboxFiles {
   python: string;
   /** Host paths bound read-only at the same path inside. */
   files: string[];
+  /** Whether the seccomp filter comes on file descriptor 3 (`openSeccomp`). */
+  seccomp: boolean;
+}
+
+/** The file descriptor in bwrap's process that carries the seccomp filter. */
+export const SECCOMP_FD = 3;
+
+/**
+ * The seccomp filter, open for reading (its file already removed), to hand to bwrap as file
+ * descriptor 3; null where this architecture has no table. The caller closes it after spawning.
+ */
+export function openSeccomp(dir: string): number | null {
+  const filter = seccompFilter();
+  if (filter === null) return null;
+  const path = join(dir, 'seccomp.bpf');
+  writeFileSync(path, filter, { mode: 0o600 });
+  const fd = openSync(path, 'r');
+  unlinkSync(path);
+  return fd;
 }
 
 /**
@@ -189,6 +220,7 @@ export function bwrapArgs(opts: SandboxFiles): string[] {
   a.push('--dir', SANDBOX_WORK);
   for (const f of opts.files) a.push('--ro-bind', f, f);
   a.push('--remount-ro', '/dev', '--remount-ro', '/');
+  if (opts.seccomp) a.push('--seccomp', String(SECCOMP_FD));
   a.push('--chdir', SANDBOX_WORK, '--');
   return a;
 }
@@ -199,6 +231,82 @@ function realOr(path: string): string {
   } catch {
     return path;
   }
+}
+
+// ---- a seccomp filter ------------------------------------------------------------------------
+
+/**
+ * System calls the sandbox refuses (EPERM), as Flatpak's and Docker's default filters do: the
+ * kernel interfaces most often used to escalate from an unprivileged process (io_uring, bpf,
+ * userfaultfd, perf events, keyrings), ptrace and cross-process memory access, and what an
+ * unprivileged sandbox has no use for (mounts, namespaces, modules, kexec, swap, reboot,
+ * quotas, the kernel log, handles that bypass path lookup). Per architecture: the numbers differ.
+ */
+const DENIED_SYSCALLS: Record<string, { audit: number; nrs: Record<string, number> }> = {
+  x64: {
+    audit: 0xc000003e,
+    nrs: {
+      ptrace: 101, syslog: 103, uselib: 134, pivot_root: 155, acct: 163, mount: 165, umount2: 166, swapon: 167, swapoff: 168, reboot: 169,
+      iopl: 172, ioperm: 173, init_module: 175, delete_module: 176, quotactl: 179, lookup_dcookie: 212, kexec_load: 246, add_key: 248,
+      request_key: 249, keyctl: 250, unshare: 272, perf_event_open: 298, name_to_handle_at: 303, open_by_handle_at: 304, setns: 308,
+      process_vm_readv: 310, process_vm_writev: 311, kcmp: 312, finit_module: 313, kexec_file_load: 320, bpf: 321, userfaultfd: 323,
+      io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427, open_tree: 428, move_mount: 429, fsopen: 430, fsconfig: 431,
+      fsmount: 432, fspick: 433, mount_setattr: 442, vhangup: 153, modify_ldt: 154,
+    },
+  },
+  arm64: {
+    audit: 0xc00000b7,
+    nrs: {
+      lookup_dcookie: 18, umount2: 39, mount: 40, pivot_root: 41, vhangup: 58, quotactl: 60, acct: 89, unshare: 97, kexec_load: 104,
+      init_module: 105, delete_module: 106, syslog: 116, ptrace: 117, reboot: 142, add_key: 217, request_key: 218, keyctl: 219,
+      swapon: 224, swapoff: 225, perf_event_open: 241, name_to_handle_at: 264, open_by_handle_at: 265, setns: 268,
+      process_vm_readv: 270, process_vm_writev: 271, kcmp: 272, finit_module: 273, bpf: 280, userfaultfd: 282, kexec_file_load: 294,
+      io_uring_setup: 425, io_uring_enter: 426, io_uring_register: 427, open_tree: 428, move_mount: 429, fsopen: 430, fsconfig: 431,
+      fsmount: 432, fspick: 433, mount_setattr: 442,
+    },
+  },
+};
+
+/** The refused system calls on this architecture, name -> number (empty: no filter here). */
+export function deniedSyscalls(): Record<string, number> {
+  return { ...(DENIED_SYSCALLS[process.arch]?.nrs ?? {}) };
+}
+
+/**
+ * The filter as classic BPF (`struct sock_filter` records, what `bwrap --seccomp FD` reads), or
+ * null on an architecture without a table. Another architecture's system calls (x86's 32-bit
+ * entry, x32's numbers) end the process.
+ */
+export function seccompFilter(): Buffer | null {
+  const table = DENIED_SYSCALLS[process.arch];
+  if (!table) return null;
+  const LD_W_ABS = 0x20;
+  const JEQ_K = 0x15;
+  const JGE_K = 0x35;
+  const RET_K = 0x06;
+  const RET_KILL_PROCESS = 0x80000000;
+  const RET_ERRNO_EPERM = 0x00050000 | 1;
+  const RET_ALLOW = 0x7fff0000;
+  const nrs = Object.values(table.nrs);
+  const prog: [number, number, number, number][] = [
+    [LD_W_ABS, 0, 0, 4], // seccomp_data.arch
+    [JEQ_K, 1, 0, table.audit],
+    [RET_K, 0, 0, RET_KILL_PROCESS],
+    [LD_W_ABS, 0, 0, 0], // seccomp_data.nr
+  ];
+  // x32 system calls (bit 30 set) share x86-64's audit arch: refused alike.
+  if (process.arch === 'x64') prog.push([JGE_K, nrs.length + 1, 0, 0x40000000]);
+  nrs.forEach((nr, i) => prog.push([JEQ_K, nrs.length - i, 0, nr]));
+  prog.push([RET_K, 0, 0, RET_ALLOW]);
+  prog.push([RET_K, 0, 0, RET_ERRNO_EPERM]);
+  const buf = Buffer.alloc(prog.length * 8);
+  prog.forEach(([code, jt, jf, k], i) => {
+    buf.writeUInt16LE(code, i * 8);
+    buf.writeUInt8(jt, i * 8 + 2);
+    buf.writeUInt8(jf, i * 8 + 3);
+    buf.writeUInt32LE(k >>> 0, i * 8 + 4);
+  });
+  return buf;
 }
 
 // ---- limits on the whole tree --------------------------------------------------------------
