@@ -17,6 +17,9 @@ through library code (sorted(key=...), map, re.sub) sits one level below its tra
 
 --sandbox (verify mode, tracer/run-tracer.ts) adds hard limits on processes (16), file size
 (16 MiB), open files (256) and core dumps; the memory and CPU limits are hard in every mode.
+Verify mode runs this script only inside the bubblewrap sandbox of tracer/sandbox.ts (no
+network, no capabilities, a seccomp filter, nothing of the host's files but read-only system
+files, limits on the whole process tree); these limits are its inner wall.
 
 Standard library only; written for CPython 3.11.
 """
