@@ -79,8 +79,9 @@ const probes = new Map<string, SandboxStatus>();
 
 /**
  * Whether verify mode can run a program here, and if not why, in words that say what to
- * install or allow. Probed once per bwrap path and interpreter (a real sandbox running the
- * interpreter), so the answer is the machine's, not a guess.
+ * install or allow. A real sandbox running the interpreter answers, so the answer is the
+ * machine's, not a guess; a yes is kept per bwrap path and interpreter, a no is asked again
+ * next time (bubblewrap may have been installed meanwhile).
  */
 export function sandboxStatus(python: string): SandboxStatus {
   const bwrap = bwrapPath();
@@ -88,7 +89,7 @@ export function sandboxStatus(python: string): SandboxStatus {
   let status = probes.get(key);
   if (status === undefined) {
     status = probe(bwrap, python);
-    probes.set(key, status);
+    if (status.ok) probes.set(key, status);
   }
   return status;
 }
@@ -114,9 +115,10 @@ function probe(bwrap: string, python: string): SandboxStatus {
   }
   const scratch = mkdtempSync(join(tmpdir(), 'ndb-sandbox-probe-'));
   const seccomp = openSeccomp(scratch);
-  const args = bwrapArgs({ python: resolvePython(python), files: [], seccomp: seccomp !== null });
+  const interpreter = resolvePython(python);
+  const args = bwrapArgs({ python: interpreter, files: [], seccomp: seccomp !== null });
   const cmd = setpriv ? setpriv : bwrap;
-  const cmdArgs = setpriv ? [...setprivArgs(), bwrap, ...args, python, '-c', 'pass'] : [...args, python, '-c', 'pass'];
+  const cmdArgs = setpriv ? [...setprivArgs(), bwrap, ...args, interpreter, '-c', 'pass'] : [...args, interpreter, '-c', 'pass'];
   const r = spawnSync(cmd, cmdArgs, {
     encoding: 'utf8',
     timeout: 10_000,
