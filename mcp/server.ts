@@ -17,12 +17,28 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { packageRoot } from '../model-client/model-folder.js';
 import type { McpContext } from './context.js';
-import { failure, toolTable } from './tools.js';
+import { type CallControl, failure, toolTable } from './tools.js';
 
 const INSTRUCTIONS = `ndb predicts what Python code does without running it: a small language model trained on execution traces, with a symbolic stepper that decides what Python's semantics fix (each value says whether it was decided or predicted, and how sure the model is). Use simulate_call to see a call's predicted result and trace, verify_tests to predict test verdicts or rank candidate solutions (Best@k) with repair feedback, predict_inputs to find arguments for a wanted return value, and debug_start/debug_step/debug_inspect/debug_stop to step through a predicted run. Predictions can be wrong: treat them as evidence, not proof.`;
 
 function version(): string {
   return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** What the SDK gives a tool handler beside its input (the part ndb uses). */
+interface RequestExtra {
+  signal?: AbortSignal;
+  _meta?: { progressToken?: string | number };
+  sendNotification: (n: { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; total: number; message: string } }) => Promise<void>;
+}
+
+/** The call's cancel signal, and progress notifications when the client asked for them (a progress token). */
+function control(extra: RequestExtra): CallControl {
+  const token = extra._meta?.progressToken;
+  return {
+    ...(extra.signal ? { signal: extra.signal } : {}),
+    ...(token === undefined ? {} : { progress: (progress: number, total: number, message: string) => void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => undefined) }),
+  };
 }
 
 /** A protocol server with every tool, over `ctx`. */
@@ -33,7 +49,7 @@ export function createMcpServer(ctx: McpContext): McpServer {
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: { readOnlyHint: tool.name !== 'debug_start' && tool.name !== 'debug_step' && tool.name !== 'debug_stop', openWorldHint: false } },
       // Every call in turn (the model is one); an error is the call's answer, never the server's end.
-      ((input: never, extra: { signal?: AbortSignal }) => ctx.exclusive(() => tool.run(ctx, input, extra.signal)).catch((err: unknown) => failure(err, (m) => ctx.shownPaths(m)))) as never,
+      ((input: never, extra: RequestExtra) => ctx.exclusive(() => tool.run(ctx, input, control(extra))).catch((err: unknown) => failure(err, (m) => ctx.shownPaths(m)))) as never,
     );
   }
   return server;

@@ -61,6 +61,12 @@ export function failure(err: unknown, shown: (message: string) => string = (m) =
 
 const ms = (t0: number) => Math.round(performance.now() - t0);
 
+/** What the client gave with the call: its cancel, and where progress goes (when it asked for it: a long call then keeps its request alive). */
+export interface CallControl {
+  signal?: AbortSignal;
+  progress?: (done: number, total: number, message: string) => void;
+}
+
 // ---- running a call ------------------------------------------------------------------------------
 
 interface CallSpec {
@@ -86,22 +92,30 @@ function launchOptions(spec: CallSpec) {
  * Predicts a run step by step (step into) for at most `maxSteps` stops; a run that has not
  * ended by then is continued to its predicted end in one prediction (the model's `continue`).
  */
-async function simulate(ctx: McpContext, runtime: NeuralRuntime, spec: CallSpec, maxSteps: number, signal?: AbortSignal): Promise<{ truncated: boolean }> {
+async function simulate(ctx: McpContext, runtime: NeuralRuntime, spec: CallSpec, maxSteps: number, call?: CallControl): Promise<{ truncated: boolean; note?: string }> {
   await launch(runtime, spec);
   const t = runtime.timeline;
-  while (!t.atEnd && t.stops.length < maxSteps) {
-    stopIfCancelled(ctx, signal);
-    await runtime.stepIn();
+  try {
+    while (!t.atEnd && t.stops.length < maxSteps) {
+      stopIfCancelled(ctx, call);
+      await runtime.stepIn();
+      call?.progress?.(t.stops.length, maxSteps, `${t.stops.length} states predicted`);
+    }
+    stopIfCancelled(ctx, call);
+    const truncated = !t.atEnd;
+    if (truncated) await runtime.continue();
+    return { truncated };
+  } catch (err) {
+    // The states predicted so far are still an answer: the model's failure (a state it could
+    // not finish, a run too long for its context) is said beside them. Not a cancel.
+    if (call?.signal?.aborted || ctx.closing || t.stops.length === 0) throw err;
+    return { truncated: !t.atEnd, note: `the prediction stopped after ${t.stops.length} states: ${describeError(err)}` };
   }
-  stopIfCancelled(ctx, signal);
-  const truncated = !t.atEnd;
-  if (truncated) await runtime.continue();
-  return { truncated };
 }
 
 /** A call the client cancelled, or a server shutting down, stops between two predictions. */
-function stopIfCancelled(ctx: McpContext, signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new RuntimeError('cancelled by the client');
+function stopIfCancelled(ctx: McpContext, call: CallControl | undefined): void {
+  if (call?.signal?.aborted) throw new RuntimeError('cancelled by the client');
   if (ctx.closing) throw new RuntimeError('the server is shutting down');
 }
 
@@ -152,21 +166,22 @@ export const SimulateOutput = {
   end: EndSchema.nullable().describe('how the call ends: the predicted return value or exception'),
   trace: z.array(StopSchema).describe('the predicted states, line by line (into calls), in run order'),
   trace_truncated: z.boolean().describe('max_steps was reached: the end was predicted directly from the last state'),
+  note: z.string().optional().describe('why the prediction stopped early, when it did'),
   milliseconds: millis,
 };
 
-async function simulateCall(ctx: McpContext, input: z.infer<z.ZodObject<typeof SimulateInput>>, signal?: AbortSignal): Promise<ToolResult> {
+async function simulateCall(ctx: McpContext, input: z.infer<z.ZodObject<typeof SimulateInput>>, call?: CallControl): Promise<ToolResult> {
   const t0 = performance.now();
   const maxSteps = input.max_steps ?? DEFAULT_TRACE_STEPS;
   const { file, shown, scratch } = ctx.programFile(input);
   const runtime = await ctx.newRuntime();
   try {
-    const { truncated } = await simulate(ctx, runtime, { file, entry: input.entry, args: input.args }, Math.max(1, maxSteps), signal);
+    const { truncated, note } = await simulate(ctx, runtime, { file, entry: input.entry, args: input.args }, Math.max(1, maxSteps), call);
     const trace = maxSteps === 0 ? [] : traceOf(runtime, maxSteps);
     const end = endOf(runtime);
-    const call = callText(input.entry, input.args);
-    const result = { program: shown, call, end, trace, trace_truncated: truncated, milliseconds: ms(t0) };
-    return answer(`${call} ${end ? end.text : 'has no predicted end'} (predicted; ${trace.length} states; nothing ran)`, result);
+    const text = callText(input.entry, input.args);
+    const result = { program: shown, call: text, end, trace, trace_truncated: truncated, ...(note ? { note } : {}), milliseconds: ms(t0) };
+    return answer(`${text} ${end ? end.text : 'has no predicted end'} (predicted; ${trace.length} states; nothing ran)`, result);
   } finally {
     await runtime.close();
     ctx.removeScratch(scratch);
@@ -463,6 +478,7 @@ const FeedbackSchema = z.object({
   departure: DepartureSchema.nullable().describe('the first line where the predicted run goes where the test did not expect'),
   trace: z.array(StopSchema),
   trace_truncated: z.boolean(),
+  note: z.string().optional(),
 });
 const CaseSchema = z.object({
   line: z.number().int(),
@@ -494,7 +510,7 @@ function readProgram(input: ProgramInput, what: string): string {
   }
 }
 
-async function verifyTests(ctx: McpContext, input: z.infer<z.ZodObject<typeof VerifyInput>>, signal?: AbortSignal): Promise<ToolResult> {
+async function verifyTests(ctx: McpContext, input: z.infer<z.ZodObject<typeof VerifyInput>>, call?: CallControl): Promise<ToolResult> {
   const t0 = performance.now();
   if (input.solutions.length > 1 && !input.tests) throw new RuntimeError('several candidates need tests: the cases every candidate is predicted on');
   if (input.doctests && !input.tests) throw new RuntimeError('doctests goes with tests (without tests the doctests are the cases already)');
@@ -521,7 +537,7 @@ async function verifyTests(ctx: McpContext, input: z.infer<z.ZodObject<typeof Ve
     const cases = [];
     for (const c of r.cases) {
       const wrong = (c.verdict === 'fail' || c.verdict === 'raises') && 'function' in c.case;
-      const feedback = wrong && left-- > 0 ? await repairFeedback(ctx, solutions[i]!.input, solutions[i]!.code, c, maxSteps, signal) : undefined;
+      const feedback = wrong && left-- > 0 ? await repairFeedback(ctx, solutions[i]!.input, solutions[i]!.code, c, maxSteps, call) : undefined;
       cases.push({
         line: c.case.line,
         from: c.case.source,
@@ -552,12 +568,12 @@ async function verifyTests(ctx: McpContext, input: z.infer<z.ZodObject<typeof Ve
  * returns — the local that holds the returned value at the return, traced back to the line
  * after which it held it for good; when no local holds it (`return a + b`), the return line.
  */
-async function repairFeedback(ctx: McpContext, solution: z.infer<typeof SolutionInput>, code: string, c: CaseResult, maxSteps: number, signal?: AbortSignal): Promise<z.infer<typeof FeedbackSchema>> {
+async function repairFeedback(ctx: McpContext, solution: z.infer<typeof SolutionInput>, code: string, c: CaseResult, maxSteps: number, call?: CallControl): Promise<z.infer<typeof FeedbackSchema>> {
   const tc = c.case as Extract<CaseResult['case'], { function: string }>;
   const { file, scratch } = ctx.programFile(solution.path !== undefined ? { path: solution.path } : { source: code }, 'solution.py');
   const runtime = await ctx.newRuntime();
   try {
-    const { truncated } = await simulate(ctx, runtime, { file, entry: tc.function, args: tc.args }, maxSteps, signal);
+    const { truncated, note } = await simulate(ctx, runtime, { file, entry: tc.function, args: tc.args }, maxSteps, call);
     return {
       call: `${tc.function}(${tc.args})`,
       expected: tc.check === 'raises' ? `raises ${tc.expected}` : tc.expected,
@@ -565,6 +581,7 @@ async function repairFeedback(ctx: McpContext, solution: z.infer<typeof Solution
       departure: departure(runtime, tc.expected),
       trace: traceOf(runtime, maxSteps),
       trace_truncated: truncated,
+      ...(note ? { note } : {}),
     };
   } finally {
     await runtime.close();
@@ -610,7 +627,7 @@ export interface ToolSpec {
   input: z.ZodRawShape;
   output: z.ZodRawShape;
   /** Uses the model: runs in turn with the others (McpContext.exclusive). */
-  run(ctx: McpContext, input: never, signal?: AbortSignal): Promise<ToolResult>;
+  run(ctx: McpContext, input: never, call?: CallControl): Promise<ToolResult>;
 }
 
 export function toolTable(): ToolSpec[] {

@@ -142,11 +142,17 @@ describe.skipIf(!HAS_MODEL || !BUILT)('ndb mcp over stdio, on the shipped model'
       const n = r.trace.flatMap((s: any) => s.locals).find((v: any) => v.name === 'n');
       expect(n.provenance).toEqual({ source: 'decided', rule: 'assigned' });
 
-      // Bounded: three states, then the end predicted directly.
-      const short = await ok(client, 'simulate_call', { path: COUNT_PY, entry: 'count', args: "'berry', 'r'", max_steps: 3 });
+      // Bounded: three states, then the end predicted directly; a client that asks for progress gets it per state.
+      const progress: number[] = [];
+      const bounded = (await client.callTool({ name: 'simulate_call', arguments: { path: COUNT_PY, entry: 'count', args: "'berry', 'r'", max_steps: 3 } }, undefined, {
+        timeout: TEST_TIMEOUT_MS,
+        onprogress: (p) => progress.push(p.progress),
+      })) as Result;
+      const short = bounded.structuredContent as Record<string, any>;
       expect(short.trace).toHaveLength(3);
       expect(short.trace_truncated).toBe(true);
       expect(short.end).not.toBeNull();
+      expect(progress).toEqual([2, 3]);
     },
     TEST_TIMEOUT_MS,
   );
