@@ -29,7 +29,7 @@ function version(): string {
 interface RequestExtra {
   signal?: AbortSignal;
   _meta?: { progressToken?: string | number };
-  sendNotification: (n: { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; total: number; message: string } }) => Promise<void>;
+  sendNotification: (n: { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; total?: number; message: string } }) => Promise<void>;
 }
 
 /** The call's cancel signal, and progress notifications when the client asked for them (a progress token). */
@@ -37,7 +37,7 @@ function control(extra: RequestExtra): CallControl {
   const token = extra._meta?.progressToken;
   return {
     ...(extra.signal ? { signal: extra.signal } : {}),
-    ...(token === undefined ? {} : { progress: (progress: number, total: number, message: string) => void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => undefined) }),
+    ...(token === undefined ? {} : { progress: (progress: number, total: number | undefined, message: string) => void extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), message } }).catch(() => undefined) }),
   };
 }
 

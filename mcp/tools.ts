@@ -64,7 +64,8 @@ const ms = (t0: number) => Math.round(performance.now() - t0);
 /** What the client gave with the call: its cancel, and where progress goes (when it asked for it: a long call then keeps its request alive). */
 export interface CallControl {
   signal?: AbortSignal;
-  progress?: (done: number, total: number, message: string) => void;
+  /** `done` must grow from one notification to the next (the protocol's rule); `total` where known. */
+  progress?: (done: number, total: number | undefined, message: string) => void;
 }
 
 // ---- running a call ------------------------------------------------------------------------------
@@ -525,9 +526,15 @@ async function verifyTests(ctx: McpContext, input: z.infer<z.ZodObject<typeof Ve
     read.push(cases);
   }
   const model = await ctx.model();
+  // One count for the whole call, so that it only grows: cases predicted, then feedback states.
+  let done = 0;
+  const tick = (message: string) => call?.progress?.(++done, undefined, message);
+  const inner: CallControl = { ...(call?.signal ? { signal: call.signal } : {}), ...(call?.progress ? { progress: (_n: number, _t: number | undefined, m: string) => tick(`feedback: ${m}`) } : {}) };
   const reports: VerifyReport[] = [];
   for (const [i, s] of solutions.entries()) {
-    reports.push(await verifySolution(model.sibling(), { path: s.path, code: s.code }, testsName, read[i]!, { ...(input.method ? { method: input.method } : {}), ...(input.samples ? { samples: input.samples } : {}) }));
+    stopIfCancelled(ctx, call);
+    const onProgress = (n: number, total: number) => tick(`${s.path}: ${n} of ${total} calls predicted`);
+    reports.push(await verifySolution(model.sibling(), { path: s.path, code: s.code }, testsName, read[i]!, { ...(input.method ? { method: input.method } : {}), ...(input.samples ? { samples: input.samples } : {}), onProgress }));
   }
   const feedbackCases = input.feedback ?? 3;
   const maxSteps = input.max_steps ?? DEFAULT_FEEDBACK_STEPS;
@@ -537,7 +544,7 @@ async function verifyTests(ctx: McpContext, input: z.infer<z.ZodObject<typeof Ve
     const cases = [];
     for (const c of r.cases) {
       const wrong = (c.verdict === 'fail' || c.verdict === 'raises') && 'function' in c.case;
-      const feedback = wrong && left-- > 0 ? await repairFeedback(ctx, solutions[i]!.input, solutions[i]!.code, c, maxSteps, call) : undefined;
+      const feedback = wrong && left-- > 0 ? await repairFeedback(ctx, solutions[i]!.input, solutions[i]!.code, c, maxSteps, inner) : undefined;
       cases.push({
         line: c.case.line,
         from: c.case.source,
