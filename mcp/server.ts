@@ -21,8 +21,12 @@ import { type CallControl, failure, toolTable } from './tools.js';
 
 const INSTRUCTIONS = `ndb predicts what Python code does without running it: a small language model trained on execution traces, with a symbolic stepper that decides what Python's semantics fix (each value says whether it was decided or predicted, and how sure the model is). Use simulate_call to see a call's predicted result and trace, verify_tests to predict test verdicts or rank candidate solutions (Best@k) with repair feedback, predict_inputs to find arguments for a wanted return value, and debug_start/debug_step/debug_inspect/debug_stop to step through a predicted run. Predictions can be wrong: treat them as evidence, not proof.`;
 
+let packageVersion: string | undefined;
+
+/** The version in package.json (read once: over HTTP a protocol server is made per request). */
 function version(): string {
-  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  packageVersion ??= (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  return packageVersion;
 }
 
 /** What the SDK gives a tool handler beside its input (the part ndb uses). */
