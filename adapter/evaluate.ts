@@ -53,7 +53,8 @@ export class Evaluator {
     if (this.waiting >= MAX_WAITING_EXPRESSIONS) {
       return { kind: 'error', message: `ndb is busy: ${this.waiting} expressions of this session are waiting to be evaluated; this one was not` };
     }
-    this.python ??= new PythonSession({ timeoutMs: this.timeoutMs });
+    // NDB_HELPER names the process for whoever counts them (the soak test, an operator's ps).
+    this.python ??= new PythonSession({ timeoutMs: this.timeoutMs, env: { NDB_HELPER: 'evaluator' } });
     this.waiting++;
     try {
       return fromSession(await this.python.evaluate({ expression, locals }), this.timeoutMs);

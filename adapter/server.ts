@@ -14,6 +14,7 @@ import { createServer, isIP, type AddressInfo, type Server, type Socket } from '
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { NeuralDebugSession, type DebugSessionOptions } from './debug-session.js';
 import { Evaluator, withEvaluator } from './evaluate.js';
+import { loadPredictor } from './load-predictor.js';
 import { DapReader, type FramingMode } from './transport.js';
 
 /**
@@ -143,7 +144,14 @@ export function serveTcp(port: number, host: string, options: TcpOptions): Promi
     // Small messages both ways: Nagle's algorithm would hold each step's answer back by tens of ms.
     socket.setNoDelay(true);
     // After disconnect nothing more is answered on this connection: it ends (the response is sent first).
-    const session = new NeuralDebugSession({ token: options.token, onShutdown: () => setImmediate(() => socket.end()) } satisfies DebugSessionOptions);
+    let closed = false;
+    const session = new NeuralDebugSession({
+      token: options.token,
+      onShutdown: () => setImmediate(() => socket.end()),
+      // A launch still queued when the connection closed must not load a model then: nothing
+      // would release it (the session released what it held when it shut down).
+      loadPredictor: (choice) => (closed ? Promise.reject(new Error('the connection closed before the model was loaded')) : loadPredictor(choice)),
+    } satisfies DebugSessionOptions);
     session.setRunAsServer(true);
     const evaluator = new Evaluator();
     let authenticated = false;
@@ -156,7 +164,6 @@ export function serveTcp(port: number, host: string, options: TcpOptions): Promi
     const authTimer = setTimeout(() => {
       if (!authenticated) refuse(`no launch with the token within ${authTimeoutMs / 1000} s`);
     }, authTimeoutMs);
-    let closed = false;
     const close = () => {
       if (closed) return;
       closed = true;

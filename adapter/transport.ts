@@ -48,7 +48,14 @@ const NEXT_HEADER = /Content-Length:[ \t]*\d+[ \t]*\r?\n/i;
 const HEADER_NAMES = ['content-length:', 'content-type:'];
 
 export class DapReader {
-  private buffer: Buffer = Buffer.alloc(0);
+  /**
+   * The bytes not read yet: `store[start, end)`. A chunk is copied in after them, into a store
+   * that doubles when full, so a message that comes in many chunks is copied a few times, not
+   * once per chunk (concatenating each chunk onto the rest was quadratic in a message's size).
+   */
+  private store: Buffer = Buffer.alloc(0);
+  private start = 0;
+  private end = 0;
   /** The body length being read, or -1 while reading a header. */
   private contentLength = -1;
   /** How much of the body being read was searched for a next header already. */
@@ -61,9 +68,49 @@ export class DapReader {
     private readonly maxMessageBytes = MAX_MESSAGE_BYTES,
   ) {}
 
+  /** The bytes not read yet (a view: valid until the next push). */
+  private get buffer(): Buffer {
+    return this.store.subarray(this.start, this.end);
+  }
+
+  /** What is left to read: a view of the current bytes (after reading some), or other bytes. */
+  private set buffer(rest: Buffer) {
+    if (rest.buffer === this.store.buffer && rest.byteOffset >= this.store.byteOffset && rest.byteOffset + rest.length <= this.store.byteOffset + this.store.length) {
+      this.start = rest.byteOffset - this.store.byteOffset;
+      this.end = this.start + rest.length;
+    } else {
+      this.store = rest;
+      this.start = 0;
+      this.end = rest.length;
+    }
+  }
+
+  /** Bytes held for a message not read yet. */
+  get buffered(): number {
+    return this.end - this.start;
+  }
+
+  private append(chunk: Buffer): void {
+    if (this.end === this.start) {
+      // Nothing held: the chunk itself is the buffer (no copy).
+      this.buffer = chunk;
+      return;
+    }
+    const held = this.end - this.start;
+    if (this.store.length - this.end < chunk.length) {
+      const grown = Buffer.allocUnsafe(Math.max(2 * (held + chunk.length), 64 * 1024));
+      this.store.copy(grown, 0, this.start, this.end);
+      this.store = grown;
+      this.start = 0;
+      this.end = held;
+    }
+    chunk.copy(this.store, this.end);
+    this.end += chunk.length;
+  }
+
   push(chunk: Buffer): void {
     if (this.dead) return;
-    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    this.append(chunk);
     try {
       this.drain();
     } catch (err) {

@@ -1,7 +1,7 @@
 /**
  * `ndb dap`: the debug adapter, for VS Code and other DAP clients (adapter/debug-session.ts).
  */
-import { isLoopback, listeningPort, MAX_CONNECTIONS, newToken, serveStdio, serveTcp } from '../adapter/server.js';
+import { AUTH_TIMEOUT_MS, isLoopback, listeningPort, MAX_CONNECTIONS, newToken, serveStdio, serveTcp } from '../adapter/server.js';
 import { defineCommand, type FlagSpecs, type Parsed } from './command-line.js';
 
 const DAP_FLAGS = {
@@ -10,6 +10,7 @@ const DAP_FLAGS = {
   token: { type: 'string', value: 'T', description: 'the token clients must give (default: NDB_DAP_TOKEN, else a fresh one)' },
   'allow-remote': { type: 'boolean', description: 'allow a --host other machines can reach' },
   'max-connections': { type: 'string', value: 'N', description: `TCP sessions at once (default ${MAX_CONNECTIONS}); one more is closed at once` },
+  'auth-timeout': { type: 'string', value: 'S', description: `seconds a TCP client has to give the token (default ${AUTH_TIMEOUT_MS / 1000})` },
 } satisfies FlagSpecs;
 
 export const DAP_COMMAND = defineCommand({
@@ -21,8 +22,8 @@ server's token as "token" in its launch (or attach) configuration: a fresh one i
 printed with the port, or set it with --token T or NDB_DAP_TOKEN. The host is
 127.0.0.1; another interface needs --allow-remote (anyone who can reach it and has
 the token can launch, and verify mode runs programs). A connection that has not
-given the token within 30 s, or sends more than 64 KiB before it, is closed; at
-most --max-connections sessions are served at once.`,
+given the token within 30 s (--auth-timeout), or sends more than 64 KiB before it,
+is closed; at most --max-connections sessions are served at once.`,
   flags: DAP_FLAGS,
   run: dapCommand,
 });
@@ -32,7 +33,7 @@ const MIN_TOKEN_CHARS = 16;
 
 export async function dapCommand({ values }: Parsed<typeof DAP_FLAGS>, fail: (message: string) => Error): Promise<void> {
   if (values.port === undefined) {
-    for (const flag of ['host', 'token', 'allow-remote', 'max-connections'] as const) if (values[flag] !== undefined) throw fail(`--${flag} needs --port (on stdio the editor's pipes are the session's own)`);
+    for (const flag of ['host', 'token', 'allow-remote', 'max-connections', 'auth-timeout'] as const) if (values[flag] !== undefined) throw fail(`--${flag} needs --port (on stdio the editor's pipes are the session's own)`);
     serveStdio();
     return;
   }
@@ -54,7 +55,12 @@ export async function dapCommand({ values }: Parsed<typeof DAP_FLAGS>, fail: (me
     maxConnections = Number(values['max-connections']);
     if (!Number.isInteger(maxConnections) || maxConnections < 1) throw fail(`--max-connections must be a positive integer, got ${JSON.stringify(values['max-connections'])}`);
   }
-  const server = await serveTcp(port, host, { token, ...(maxConnections === undefined ? {} : { maxConnections }) });
+  let authTimeoutMs: number | undefined;
+  if (values['auth-timeout'] !== undefined) {
+    authTimeoutMs = Number(values['auth-timeout']) * 1000;
+    if (!Number.isFinite(authTimeoutMs) || authTimeoutMs <= 0) throw fail(`--auth-timeout must be a positive number of seconds, got ${JSON.stringify(values['auth-timeout'])}`);
+  }
+  const server = await serveTcp(port, host, { token, ...(maxConnections === undefined ? {} : { maxConnections }), ...(authTimeoutMs === undefined ? {} : { authTimeoutMs }) });
   // The one line a script waits for; the sessions then run until the process is stopped.
   const shown = given === undefined ? `token ${token}` : `token from ${source}`;
   process.stdout.write(`ndb dap: listening on ${host}:${listeningPort(server)}, ${shown} (clients give it as "token" in their launch configuration)\n`);
