@@ -33,13 +33,25 @@ or NDB_MCP_TOKEN). Nothing of the programs runs: every state is predicted.`,
 const MIN_TOKEN_CHARS = 16;
 
 export async function mcpCommand({ values }: Parsed<typeof MCP_FLAGS>, fail: (message: string) => Error): Promise<void> {
+  // Every flag checked before anything is made (the private folder, the model).
   let maxSessions: number | undefined;
   if (values['max-sessions'] !== undefined) {
     maxSessions = Number(values['max-sessions']);
     if (!Number.isInteger(maxSessions) || maxSessions < 1 || maxSessions > 64) throw fail(`--max-sessions must be an integer from 1 to 64, got ${JSON.stringify(values['max-sessions'])}`);
   }
+  let http: { port: number; host: string; token: string; shown: string } | null = null;
   if (values.port === undefined) {
     for (const flag of ['host', 'token'] as const) if (values[flag] !== undefined) throw fail(`--${flag} needs --port (on stdio the client's pipes are the session's own)`);
+  } else {
+    const port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw fail(`--port must be a port number (0 for any free one), got ${JSON.stringify(values.port)}`);
+    const host = values.host ?? '127.0.0.1';
+    if (!isLoopback(host)) throw fail(`--host ${host} is reachable from other machines: ndb mcp listens on a loopback interface only (127.0.0.1, ::1)`);
+    const given = values.token ?? process.env.NDB_MCP_TOKEN;
+    const source = values.token !== undefined ? '--token' : 'NDB_MCP_TOKEN';
+    if (given !== undefined && given.length < MIN_TOKEN_CHARS) throw fail(`the token from ${source} is too short: give at least ${MIN_TOKEN_CHARS} characters`);
+    const token = given ?? newToken();
+    http = { port, host, token, shown: given === undefined ? `token ${token}` : `token from ${source}` };
   }
   const log = (m: string) => process.stderr.write(`ndb mcp: ${m.replace(/^ndb: /, '')}\n`);
   const ctx = new McpContext({
@@ -50,29 +62,21 @@ export async function mcpCommand({ values }: Parsed<typeof MCP_FLAGS>, fail: (me
     ...(maxSessions === undefined ? {} : { maxSessions }),
     log,
   });
-  if (values.port === undefined) {
+  // Stopped by a signal: the sessions closed, the model freed, the private folder removed.
+  const stop = () => void ctx.close().finally(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  if (!http) {
     await serveStdio(ctx);
     return;
   }
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw fail(`--port must be a port number (0 for any free one), got ${JSON.stringify(values.port)}`);
-  const host = values.host ?? '127.0.0.1';
-  if (!isLoopback(host)) throw fail(`--host ${host} is reachable from other machines: ndb mcp listens on a loopback interface only (127.0.0.1, ::1)`);
-  const given = values.token ?? process.env.NDB_MCP_TOKEN;
-  const source = values.token !== undefined ? '--token' : 'NDB_MCP_TOKEN';
-  if (given !== undefined && given.length < MIN_TOKEN_CHARS) throw fail(`the token from ${source} is too short: give at least ${MIN_TOKEN_CHARS} characters`);
-  const token = given ?? newToken();
-  const server = await serveHttp(ctx, { port, host, token });
+  const server = await serveHttp(ctx, http).catch(async (err: unknown) => {
+    await ctx.close();
+    throw err;
+  });
   const address = server.address();
-  const bound = typeof address === 'object' && address ? address.port : port;
-  const shown = given === undefined ? `token ${token}` : `token from ${source}`;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}/mcp`;
+  const bound = typeof address === 'object' && address ? address.port : http.port;
+  const url = `http://${http.host.includes(':') ? `[${http.host}]` : http.host}:${bound}/mcp`;
   // The one line a script waits for; the server then runs until the process is stopped.
-  process.stdout.write(`ndb mcp: listening on ${url}, ${shown} (clients send it as Authorization: Bearer TOKEN)\n`);
-  const stop = () => {
-    server.close();
-    void ctx.close().finally(() => process.exit(0));
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.stdout.write(`ndb mcp: listening on ${url}, ${http.shown} (clients send it as Authorization: Bearer TOKEN)\n`);
 }

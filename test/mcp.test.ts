@@ -5,7 +5,7 @@
  * whose memory stays flat, and the HTTP mode refusing requests without the token.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -23,6 +23,7 @@ const TEST_TIMEOUT_MS = 240_000;
 const TOOLS = ['debug_inspect', 'debug_start', 'debug_step', 'debug_stop', 'predict_inputs', 'simulate_call', 'verify_tests'];
 
 const dir = mkdtempSync(join(tmpdir(), 'ndb-mcp-test-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 type Result = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: Record<string, unknown> };
 
