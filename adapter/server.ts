@@ -12,6 +12,8 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, isIP, type AddressInfo, type Server, type Socket } from 'node:net';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { Response } from '@vscode/debugadapter';
+import type { DebugProtocol } from '@vscode/debugprotocol';
 import { NeuralDebugSession, type DebugSessionOptions } from './debug-session.js';
 import { Evaluator, withEvaluator } from './evaluate.js';
 import { loadPredictor } from './load-predictor.js';
@@ -45,9 +47,11 @@ export interface TransportHooks {
  */
 export function attachTransport(session: NeuralDebugSession, input: Readable, output: Writable, mode: FramingMode, onFatal: (problem: string) => void, evaluator = new Evaluator(), hooks: TransportHooks = {}): DapReader {
   const inert = new PassThrough();
+  const budget = answerWithinBudget(session);
   const reader = new DapReader(mode, {
     message: (value) => {
       hooks.onMessage?.(value);
+      budget.started(value);
       withEvaluator(evaluator, () => session.receive(value));
     },
     malformed: (problem, hint) => withEvaluator(evaluator, () => session.malformed(problem, hint)),
@@ -60,8 +64,54 @@ export function attachTransport(session: NeuralDebugSession, input: Readable, ou
   });
   input.on('end', () => inert.destroy());
   input.on('close', () => inert.destroy());
+  input.on('close', () => budget.stop());
   session.start(inert, output);
   return reader;
+}
+
+/**
+ * Requests that only read (the views, hovers, the Debug Console) and the longest any of them
+ * goes unanswered: past it the client gets an error answer (its view shows the message) and the
+ * late answer, if one comes, is dropped. One expression waiting behind a queue of others, say,
+ * does not leave a hover hanging. Commands that move the run (continue, next, launch…) have no
+ * budget: their answer comes with the stop they predict, however long the run.
+ */
+export const READ_REQUESTS = new Set(['evaluate', 'variables', 'scopes', 'stackTrace', 'threads', 'source', 'exceptionInfo', 'completions', 'loadedSources', 'breakpointLocations']);
+export const REQUEST_BUDGET_MS = 30_000;
+
+export function answerWithinBudget(session: NeuralDebugSession, budgetMs = REQUEST_BUDGET_MS): { started(value: unknown): void; stop(): void } {
+  const waiting = new Map<number, NodeJS.Timeout>();
+  const answeredLate = new Set<number>();
+  const send = session.sendResponse.bind(session);
+  session.sendResponse = (response: DebugProtocol.Response) => {
+    if (answeredLate.delete(response.request_seq)) return;
+    clearTimeout(waiting.get(response.request_seq));
+    waiting.delete(response.request_seq);
+    send(response);
+  };
+  return {
+    started(value) {
+      const m = value as { type?: unknown; seq?: unknown; command?: unknown } | null;
+      if (typeof m !== 'object' || m === null || m.type !== 'request' || typeof m.seq !== 'number' || typeof m.command !== 'string' || !READ_REQUESTS.has(m.command)) return;
+      const { seq, command } = m as { seq: number; command: string };
+      if (waiting.has(seq)) return;
+      const timer = setTimeout(() => {
+        waiting.delete(seq);
+        answeredLate.add(seq);
+        const response: DebugProtocol.Response = new Response({ seq, type: 'request', command } as DebugProtocol.Request);
+        response.success = false;
+        response.message = `ndb did not answer ${command} within ${budgetMs / 1000} s (it is busy with this session's earlier requests); try again`;
+        send(response);
+      }, budgetMs);
+      timer.unref();
+      waiting.set(seq, timer);
+    },
+    stop() {
+      for (const timer of waiting.values()) clearTimeout(timer);
+      waiting.clear();
+      answeredLate.clear();
+    },
+  };
 }
 
 /** One session on stdin/stdout; the process ends with it. */

@@ -61,3 +61,26 @@ describe.skipIf(!HAS_EMBEDDED_MODEL || !BUILT || !existsSync('/proc/self/status'
     FULL ? 1_800_000 : 240_000,
   );
 });
+
+describe('the DAP request budget (adapter/server.ts)', () => {
+  it('answers a read request past its budget with an error, and drops the late answer', async () => {
+    const { answerWithinBudget } = await import('../adapter/server.js');
+    const sent: { request_seq: number; success: boolean; message?: string }[] = [];
+    const session = { sendResponse: (r: { request_seq: number; success: boolean; message?: string }) => sent.push(r) };
+    const budget = answerWithinBudget(session as never, 100);
+    budget.started({ type: 'request', seq: 1, command: 'evaluate' });
+    budget.started({ type: 'request', seq: 2, command: 'next' });
+    budget.started({ type: 'request', seq: 3, command: 'variables' });
+    (session.sendResponse as (r: object) => void)({ request_seq: 3, success: true, command: 'variables' });
+    await new Promise((r) => setTimeout(r, 300));
+    (session.sendResponse as (r: object) => void)({ request_seq: 1, success: true, command: 'evaluate' });
+    (session.sendResponse as (r: object) => void)({ request_seq: 2, success: true, command: 'next' });
+    expect(sent.map((r) => [r.request_seq, r.success])).toEqual([
+      [3, true],
+      [1, false],
+      [2, true],
+    ]);
+    expect(sent[1]!.message).toBe("ndb did not answer evaluate within 0.1 s (it is busy with this session's earlier requests); try again");
+    budget.stop();
+  });
+});
