@@ -652,6 +652,8 @@ export class NeuralDebugSession extends DebugSession {
   }
 
   protected override continueRequest(response: DebugProtocol.ContinueResponse): void {
+    // One thread: it is all of them.
+    response.body = { allThreadsContinued: true };
     this.step(response, (rt) => rt.continue());
   }
 

@@ -818,16 +818,21 @@ export class NeuralRuntime extends EventEmitter {
   restartFrame(frameId: number): Promise<StopEvent> {
     return this.exclusive(async () => {
       const t = this.timeline;
-      const index = this.callIndex(frameId);
+      const { index, call } = this.frameStart(frameId);
       t.atEnd = false;
       t.position = index;
       const fn = t.current.state.stack.at(-1)!.function;
-      return this.emitStop({ reason: 'restart', description: `back at the call of ${fn} (the frame restarted; replayed)`, replayed: true });
+      const description = call ? `back at the call of ${fn} (the frame restarted; replayed)` : `back at the first state of ${fn} the predicted run holds (a continue jumped over its call; replayed)`;
+      return this.emitStop({ reason: 'restart', description, replayed: true });
     });
   }
 
-  /** The timeline's index of the call that made frame `frameId` of the current stop; throws when it was not seen. */
-  callIndex(frameId: number): number {
+  /**
+   * Where frame `frameId` of the current stop began in the timeline: its call, or where the
+   * call was jumped over (a breakpoint reached in one prediction), the first stop of the
+   * frame the timeline holds.
+   */
+  frameStart(frameId: number): { index: number; call: boolean } {
     const t = this.timeline;
     if (!t.started) throw new RuntimeError('no state yet: launch a program first');
     const index = t.atEnd ? t.stops.length - 1 : t.position;
@@ -835,13 +840,18 @@ export class NeuralRuntime extends EventEmitter {
     const depth = stack.length - 1 - frameId;
     if (!Number.isInteger(frameId) || depth < 0 || frameId < 0) throw new RuntimeError(`no frame ${frameId} at this stop (it has ${stack.length})`);
     const names = stack.slice(0, depth + 1).map((f) => f.function);
+    let first = index;
     for (let i = index; i >= 0; i--) {
       const s = t.stops[i]!.state;
       // Left the frame's activation going back: its call is before anything the timeline holds.
       if (s.stack.length < depth + 1 || !names.every((n, k) => s.stack[k]!.function === n)) break;
-      if (s.stack.length === depth + 1 && s.event === 'call') return i;
+      if (s.stack.length === depth + 1 && s.event === 'call') return { index: i, call: true };
+      // A return of the same function at the same depth ends an earlier activation.
+      if (i < index && s.stack.length === depth + 1 && s.event === 'return') break;
+      if (s.stack.length === depth + 1) first = i;
     }
-    throw new RuntimeError(`the call of ${names.at(-1)} is not in the predicted run so far (it is before the first state seen): step back to it instead`);
+    if (first === index && t.stops[index]!.state.stack.length !== depth + 1) throw new RuntimeError(`no state of ${names.at(-1)} is in the predicted run so far: step back to it instead`);
+    return { index: first, call: false };
   }
 
   /**

@@ -67,6 +67,12 @@ export class VariablesView {
     const scopes: DebugProtocol.Scope[] = [];
     if (frame.id === 0 && this.runtime.ended) scopes.push(scope('End of the run (predicted)', this.handles.create({ kind: 'end' })));
     scopes.push(this.localsScope(frame));
+    // debugpy's Globals: in a function called from the module's top level, the module's variables as last seen there.
+    const frames = this.runtime.frames();
+    const module = frames.at(-1);
+    if (module && module.id !== frame.id && module.function === '<module>' && module.locals) {
+      scopes.push({ ...new Scope('Globals (last seen)', this.handles.create({ kind: 'locals', frame: module.id }), false) });
+    }
     return scopes;
   }
 
