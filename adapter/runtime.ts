@@ -721,14 +721,56 @@ export class NeuralRuntime extends EventEmitter {
       t.atEnd = false;
       for (let i = from - 1; i >= 0; i--) {
         const s = t.stops[i]!.state;
-        if (s.event === 'line' && this.breakpointLines.has(s.line)) {
+        // Backwards too a watched value stops where it changed (the state after the change), and a raised exception where it was raised.
+        const changed = this.watchChangedAt(i);
+        if (changed) {
           t.position = i;
-          return this.emitStop({ reason: 'breakpoint' });
+          return this.emitStop(changed);
+        }
+        if (s.event === 'exception' && this.breakOnRaised?.(s.value ?? '')) {
+          t.position = i;
+          return this.emitStop({ reason: 'exception', description: `${s.value} (predicted)` });
+        }
+        // A line breakpoint whose condition holds there (hit counts and logpoints count forwards only: they do not stop a reverse continue).
+        if (s.event === 'line' && this.breakpointLines.has(s.line) && (await this.holdsBackwards(s))) {
+          t.position = i;
+          return this.emitStop({ reason: this.armed.has(s.line) ? 'breakpoint' : 'function breakpoint' });
         }
       }
       t.position = 0;
       return this.emitStop(this.startEvent());
     });
+  }
+
+  /** Whether a breakpoint on state `s`'s line would stop a reverse continue there: not a logpoint, and its condition holds (or fails to evaluate). */
+  private async holdsBackwards(s: State): Promise<boolean> {
+    const armed = this.armed.get(s.line) ?? this.functionArmed.get(s.line);
+    if (!armed) return false;
+    if (armed.spec.logMessage !== undefined) return false;
+    if (!armed.spec.condition) return true;
+    const r = await evaluateExpression(`bool((\n${armed.spec.condition}\n))`, expressionLocals(s));
+    return r.kind === 'error' || r.repr === 'True';
+  }
+
+  /** A watched local whose value at stop `i` differs from the one before it in the same frame activation (stepping backwards). */
+  private watchChangedAt(i: number): Pick<StopEvent, 'reason' | 'description'> | null {
+    const stops = this.timeline.stops;
+    const here = stops[i]!.state;
+    const names = here.stack.map((f) => f.function);
+    for (const w of this.watches) {
+      if (names.length !== w.spec.frame.length || !w.spec.frame.every((f, k) => names[k] === f)) continue;
+      // The stop before this one in the same frame, with only the frame's own calls between.
+      for (let j = i - 1; j >= 0; j--) {
+        const before = stops[j]!.state;
+        const inside = before.stack.length >= names.length && w.spec.frame.every((f, k) => before.stack[k]!.function === f);
+        if (!inside) break;
+        if (before.stack.length !== names.length) continue;
+        const [was, now] = [before.locals[w.spec.name], here.locals[w.spec.name]].map((v, k) => (Object.hasOwn([before, here][k]!.locals, w.spec.name) ? v : undefined));
+        if (was !== now) return { reason: 'data breakpoint', description: `${w.spec.name} changed: ${was ?? '(unbound)'} → ${now ?? '(unbound)'} (predicted; stepping backwards)` };
+        break;
+      }
+    }
+    return null;
   }
 
   private startEvent(): StopEvent {

@@ -190,6 +190,13 @@ describe('the VS Code features of ndb dap (on the real tracer)', () => {
     expect(stop.body.hitBreakpointIds).toEqual([21]);
     expect((await frames(dc))[0]!.line).toBe(21);
     expect(await locals(dc)).toMatchObject({ i: '2', total: '6', counts: '[0, 2]' });
+    // Forward to the end and back: the reverse continue stops where the condition holds, not at i == 3.
+    await dc.setBreakpointsRequest({ source: { path: file }, breakpoints: [] });
+    await cont(dc);
+    await dc.setBreakpointsRequest({ source: { path: file }, breakpoints: [{ line: 21, condition: 'i == 2' }] });
+    const back = await moved(dc, dc.customRequest('reverseContinue', { threadId: THREAD }));
+    expect(back.body.reason).toBe('breakpoint');
+    expect(await locals(dc)).toMatchObject({ i: '2' });
 
     // The 3rd reach of line 20 (the condition counts first: none here).
     await dc.setBreakpointsRequest({ source: { path: file }, breakpoints: [{ line: 20, hitCondition: '>=2' }] });
@@ -217,6 +224,9 @@ describe('the VS Code features of ndb dap (on the real tracer)', () => {
     const logged = output.filter((o) => o.body.line === 21);
     expect(logged.map((o) => o.body.output)).toEqual(['i=0 total=0 {braces} [0] s\n', 'i=1 total=2 {braces} [0, 0] s\n', 'i=2 total=6 {braces} [0, 2, 0] s\n', 'i=3 total=12 {braces} [0, 2, 6, 0] s\n']);
     expect(logged[0]!.body.source?.path).toBe(file);
+    // A logpoint does not stop a reverse continue either.
+    const back = await moved(dc, dc.customRequest('reverseContinue', { threadId: THREAD }));
+    expect(back.body.reason).toBe('entry');
   });
 
   it('function breakpoints stop at the function’s first line; an unknown function is unverified', { timeout: TIMEOUT_MS }, async () => {
@@ -309,6 +319,11 @@ describe('the VS Code features of ndb dap (on the real tracer)', () => {
     expect(await locals(dc)).toMatchObject({ i: '1', total: '2' });
     const next = await cont(dc);
     expect(next.body.description).toMatch(/total changed: 2 → 6/);
+    // Backwards, the last change before this one: where total became 2.
+    const back = await moved(dc, dc.customRequest('reverseContinue', { threadId: THREAD }));
+    expect(back.body.reason).toBe('data breakpoint');
+    expect(back.body.description).toMatch(/total changed: 0 → 2 \(predicted; stepping backwards\)/);
+    expect(await locals(dc)).toMatchObject({ i: '1', total: '2' });
   });
 
   it('step-in targets, the "(return) f" entry, restart frame, completions', { timeout: TIMEOUT_MS }, async () => {
