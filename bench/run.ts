@@ -1,7 +1,7 @@
 /**
  * `npm run bench` (`node dist/bench/run.js [--quick] [--think MS] [--rows N] [--memory-steps N]
- * [--no-memory]`): how fast the neural debugger answers a key press, against two baselines on
- * the same model.
+ * [--no-memory] [--jumps-only]`): how fast the neural debugger answers a key press, against two
+ * baselines on the same model.
  *
  * Each program (bench/programs.ts) is debugged four times, one session right after the other,
  * in an order that changes from program to program (a balanced Latin square, stats.ts
@@ -40,7 +40,10 @@
  * examples/orders.py, 24 with --quick; the median of presses 1-20 against 21-40, and the
  * prompt tokens run per step in each half). Then Predict Inputs on the first rows of the
  * real-code held-out file (10, 4 with --quick), with the model's drawn answers and without
- * (bench/predict-inputs.ts). Then, unless
+ * (bench/predict-inputs.ts). Then jumps over calls: a step over a call, a step out and a
+ * continue to a breakpoint about 50 lines of run ahead, beside a single step, with prefetch and
+ * without, on dev programs of the pdb corpus (bench/jumps.ts; `--jumps-only` runs only these and
+ * writes bench/results/jumps.json). Then, unless
  * --no-memory, the memory of one long session: `npm run bench:memory` (bench/memory.ts),
  * --memory-steps key presses (default 2,000; 200 with --quick) in a child process.
  * Timings are noisy on a shared machine: compare the ratios, which come from one run.
@@ -61,6 +64,7 @@ import { measureBandwidth } from './bandwidth.js';
 import { benchPrograms } from './programs.js';
 import { longRunLines, measureLongRun } from './long-run.js';
 import { measurePredictInputs, predictInputsLines } from './predict-inputs.js';
+import { jumpsLines, measureJumps } from './jumps.js';
 import { balancedOrder, mean, percentile } from './stats.js';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -70,7 +74,7 @@ const FULL_PLAN: BenchAction[] = ['step_over', 'step_into', 'step_over', 'step_o
 const QUICK_PLAN: BenchAction[] = ['step_over', 'step_into', 'step_over', 'step_return', 'step_over', 'continue'];
 
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean' }, think: { type: 'string' }, rows: { type: 'string' }, 'memory-steps': { type: 'string' }, 'no-memory': { type: 'boolean' } },
+  options: { quick: { type: 'boolean' }, think: { type: 'string' }, rows: { type: 'string' }, 'memory-steps': { type: 'string' }, 'no-memory': { type: 'boolean' }, 'jumps-only': { type: 'boolean' } },
 });
 const quick = values.quick === true;
 const thinkMs = Number(values.think ?? 500);
@@ -79,6 +83,16 @@ const plan = quick ? QUICK_PLAN : FULL_PLAN;
 const memorySteps = values['no-memory'] ? 0 : Number(values['memory-steps'] ?? (quick ? 200 : 2000));
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
+
+// --jumps-only: the jumps over calls alone (bench/jumps.ts), written to bench/results/jumps.json.
+if (values['jumps-only']) {
+  const jumps = await measureJumps(ROOT, { thinkMs, quick, log });
+  process.stdout.write(jumpsLines(jumps).join('\n') + '\n');
+  await mkdir(join(ROOT, 'bench', 'results'), { recursive: true });
+  await writeFile(join(ROOT, 'bench', 'results', 'jumps.json'), JSON.stringify({ date: new Date().toISOString(), quick, thinkMs, jumps }, null, 2) + '\n');
+  log('wrote bench/results/jumps.json');
+  process.exit(0);
+}
 
 /** One thread and two (where there are two cores): the best is the floor's bandwidth, what the memory can do. */
 const bestBandwidth = async () => Math.max(await measureBandwidth(1), await measureBandwidth(Math.min(2, availableParallelism())));
@@ -106,6 +120,8 @@ for (const program of programs) warmSessions.push(await runSession(ROOT, program
 const longRun = await measureLongRun(ROOT, { presses: quick ? 24 : 40, thinkMs });
 // Predict Inputs with the model's drawn answers and without (bench/predict-inputs.ts).
 const inputs = await measurePredictInputs(ROOT, dir, quick ? 4 : 10);
+// A step over a call, a step out and a continue ~50 lines ahead, beside a single step (bench/jumps.ts).
+const jumps = await measureJumps(ROOT, { thinkMs, quick, log });
 // Bandwidth again at the end: the best of both (the floor is what the memory can do).
 const bandwidth = Math.max(bandwidthBefore, await bestBandwidth());
 const msPerPass = (weightBytes / bandwidth) * 1000;
@@ -260,6 +276,8 @@ const summary = {
   longRun,
   /** Predict Inputs with the model's drawn answers against without (bench/predict-inputs.ts). */
   predictInputs: inputs,
+  /** Step over a call, step out, continue ~50 lines ahead, and a single step, on pdb-corpus dev programs (bench/jumps.ts). */
+  jumps,
   /** The floor's one-token-per-pass count is a step's chosen tokens: all-off's steps, whose passes they should equal. */
   floorPassesCheck: (() => {
     const offSteps = steps('baseline').filter((x) => x.passes !== undefined && x.sampled !== undefined);
@@ -310,6 +328,8 @@ const lines = [
   ...longRunLines(longRun),
   '',
   ...predictInputsLines(inputs),
+  '',
+  ...jumpsLines(jumps),
   '',
   `first stop after launch (cold: process, model load, program prefill), median ms: ${CONFIGS.map((c) => `${c} ${f(summary.cold.median[c])}`).join(', ')}`,
   `peak RSS of the adapter, MiB: ${CONFIGS.map((c) => `${c} ${mib(summary.peakRssBytes[c])}`).join(', ')}`,
