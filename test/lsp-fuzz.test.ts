@@ -7,8 +7,10 @@
  * - the fuzz (test/lsp-fuzz.ts): NDB_LSP_FUZZ_INPUTS inputs (10,000 by default) against a real
  *   `ndb lsp --stdio` over stdio, every request answered, no exit, no internal error.
  */
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { findExampleCalls, literalProblem, MAX_EXAMPLE_CALLS, scanLine } from '../lsp/example-calls.js';
 import { wordAt } from '../lsp/hover.js';
@@ -100,6 +102,37 @@ describe('positions from the client', () => {
     expect(problems[0]).toMatch(/^no answer within 0\.05 s/);
     expect(problems[1]).toMatch(/^internal error: Error: boom/);
   });
+});
+
+describe.skipIf(!BUILT)('the two hangs of issue 48, through a real server', () => {
+  it('answers a hover at character 2**70, and publishes a file with a million-blank `# ndb:` line, at once', async () => {
+    const child = spawn(process.execPath, ['bin/ndb.js', 'lsp', '--stdio', '--model', '/nonexistent/ndb-model'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stderr!.resume();
+    const rpc = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
+    const published: { uri: string; diagnostics: unknown[] }[] = [];
+    rpc.onNotification('textDocument/publishDiagnostics', (p: unknown) => void published.push(p as { uri: string; diagnostics: unknown[] }));
+    rpc.listen();
+    try {
+      await rpc.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} });
+      await rpc.sendNotification('initialized', {});
+      const uri = 'file:///tmp/ndb-lsp-hang/blanks.py';
+      const text = `def f(a):\n    bee = a\n    return bee\n# ndb: f(1)${BLANKS}\n# ndb:${BLANKS}\n    >>> f(2)${BLANKS}\n`;
+      let started = Date.now();
+      await rpc.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'python', version: 1, text } });
+      while (!published.some((p) => p.uri === uri) && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 50));
+      expect(published.some((p) => p.uri === uri)).toBe(true);
+      expect(Date.now() - started).toBeLessThan(15_000);
+      started = Date.now();
+      const hover = await rpc.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 1, character: 2 ** 70 } });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      // The word at the end of line 2 (`a`); no run was predicted (no model), so no hover text.
+      expect(hover).toBeNull();
+      expect(await rpc.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 2 ** 70, character: 1e9 } })).toBeNull();
+    } finally {
+      rpc.dispose();
+      child.kill('SIGKILL');
+    }
+  }, 60_000);
 });
 
 describe.skipIf(!BUILT)('the language server fuzz', () => {
