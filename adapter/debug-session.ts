@@ -700,6 +700,8 @@ export class NeuralDebugSession extends DebugSession {
 
   private reportStop(event: StopEvent): void {
     this.view?.reset();
+    // The targets offered were the calls of the line left.
+    this.stepTargets.clear();
     // The end has no line of its own to show its value at: the output says it, where every client shows it.
     if (event.reason === 'end' && event.description) this.sendEvent(new OutputEvent(`ndb: ${event.description} (nothing ran). Continue ends the session; step back goes on.\n`, SHOWN));
     const stopped: DebugProtocol.StoppedEvent = new StoppedEvent(this.stopReason(event), THREAD_ID);

@@ -16,6 +16,7 @@ import { EntryError } from '../program-analysis/entry-state.js';
 import { ModelFolderError } from '../model-client/model-folder.js';
 import { ContextOverflowError } from '../model-client/onnx-session.js';
 import { evaluateExpression, EvalError, valueRepr } from '../adapter/evaluate.js';
+import { completionItems } from '../adapter/navigation.js';
 import { loadPredictor, ModelNotFoundError } from '../adapter/load-predictor.js';
 import { functionAt } from '../program-analysis/program-info.js';
 import { type BreakpointSpec, expressionLocals, type FrameView, type LaunchOptions, NeuralRuntime, RuntimeError, type StopEvent } from '../adapter/runtime.js';
@@ -187,7 +188,12 @@ export class DebugRepl {
   async run(): Promise<void> {
     const { input, output } = this.io;
     const terminal = Boolean((input as { isTTY?: boolean }).isTTY && (output as { isTTY?: boolean }).isTTY);
-    const rl = createInterface({ input, output, terminal, prompt: PROMPT });
+    const completer = (line: string, callback: (err: null, result: [string[], string]) => void) =>
+      void this.complete(line).then(
+        (result) => callback(null, result),
+        () => callback(null, [[], line]),
+      );
+    const rl = createInterface({ input, output, terminal, prompt: PROMPT, ...(terminal ? { completer } : {}) });
     rl.on('SIGINT', () => this.interrupt(rl));
     try {
       rl.prompt();
@@ -201,6 +207,27 @@ export class DebugRepl {
     } finally {
       rl.close();
     }
+  }
+
+  /**
+   * Tab completion, as pdb's: a command's name at the start of the line; after it, the
+   * predicted names of the selected frame, the builtins, and after `expr.` the attributes of
+   * the value (adapter/navigation.ts). The completions and the word they replace.
+   */
+  async complete(line: string): Promise<[string[], string]> {
+    const m = /^\s*(\S*)$/.exec(line);
+    if (m) {
+      const word = m[1]!;
+      return [this.commands.flatMap((c) => c.names).filter((n) => n.startsWith(word)).sort(), word];
+    }
+    let locals: Record<string, string> = {};
+    try {
+      locals = this.selectedLocals();
+    } catch {
+      // No state (or a caller not seen yet): the builtins only.
+    }
+    const { items, length } = await completionItems(line, locals);
+    return [items.map((i) => i.label), line.slice(line.length - length)];
   }
 
   /** Ctrl-C: stops a running continue or until; at the prompt, a fresh prompt, as pdb. */

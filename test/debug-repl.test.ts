@@ -431,3 +431,18 @@ describe("ndb debug's pdb commands for breakpoints, frames and jumps (the tracer
     expect(out[36]).toBe('*** Breakpoint number 1 out of range');
   });
 });
+
+describe("ndb debug's tab completion", () => {
+  it('completes command names, then predicted names and a value\'s attributes', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const repl = new DebugRepl(new NeuralRuntime(new TracerPredictor()), { input, output });
+    await repl.launch({ program: COUNT_PY, entry: 'count', args: "'berry', 'r'" });
+    expect(await repl.complete('con')).toEqual([['condition', 'cont', 'continue'], 'con']);
+    expect(await repl.complete('p ')).toEqual([expect.arrayContaining(['s', 't', 'len', 'sorted']), '']);
+    expect(await repl.complete('p s.up')).toEqual([['upper'], 'up']);
+    expect(await repl.complete('display len(t.st')).toEqual([['startswith', 'strip'], 'st']);
+    expect(await repl.complete('p nothing.x')).toEqual([[], 'x']);
+    await repl.runtime.close();
+  });
+});
