@@ -66,6 +66,8 @@ export interface HelperRun {
 /** The script's JSON answer, or `timedOut` when it ran past the limit and was killed. */
 export type HelperResult = { timedOut: false; output: unknown } | { timedOut: true };
 
+const STDERR_KEPT = 4_000;
+
 /** Rejects only when Python cannot run or the script's answer is not JSON (its last stderr line says why). */
 export function runPythonHelper(run: HelperRun): Promise<HelperResult> {
   const name = basename(run.script);
@@ -79,7 +81,8 @@ export function runPythonHelper(run: HelperRun): Promise<HelperResult> {
       child.kill('SIGKILL');
     }, run.timeoutMs);
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    // Only its end is ever shown (the last line says why it failed): a chatty helper holds no more.
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-STDERR_KEPT)));
     // Python gone before it read its input (never started, crashed): the write fails with
     // EPIPE, and the 'error' or 'close' event says why.
     child.stdin.on('error', () => {});
