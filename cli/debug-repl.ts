@@ -474,7 +474,9 @@ export class DebugRepl {
 
   /** pdb's table: `Num Type         Disp Enb   Where`. */
   private listBreakpoints(): void {
-    const specs = this.runtime.breakpointSpecs;
+    // In pdb's order: by number.
+    const number = (line: number) => this.breakpointNumbers.get(line) ?? Infinity;
+    const specs = this.runtime.breakpointSpecs.sort((a, b) => number(a.line) - number(b.line));
     if (specs.length === 0) return this.say('No breakpoints.');
     const rows = specs.flatMap((b) => [
       `${String(this.breakpointNumbers.get(b.line) ?? '?').padEnd(4)}breakpoint   ${b.temporary ? 'del ' : 'keep'} yes   at ${this.path}:${b.line}`,

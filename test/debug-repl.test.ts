@@ -207,6 +207,26 @@ describe.skipIf(!HAS_EMBEDDED_MODEL)('ndb debug on the shipped model', () => {
     if (end![1] !== 'returned 2') expect(out[5]).toContain('verify: the real run returned 2');
   });
 
+  it("pdb's breakpoint, frame and jump commands through a pipe on the model: each answers as pdb does, whatever the model predicts", () => {
+    const r = ndbDebug(ARGS, ['b 9, n >= 0', 'tbreak 8', 'condition 1', 'ignore 1 0', 'b', 'display n', 'c', 'w', 'u', 'd', 'a', 'retval', 'j 6', 'unt', 'display', 'undisplay n', 'q']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = chunks(r.stdout);
+    expectConsistentStops(out.join('\n'));
+    expect(out[1]).toBe(`Breakpoint 1 at ${COUNT_PY}:9`);
+    expect(out[2]).toBe(`Breakpoint 2 at ${COUNT_PY}:8`);
+    expect(out[3]).toBe('Breakpoint 1 is now unconditional.');
+    expect(out[4]).toBe('Will stop next time breakpoint 1 is reached.');
+    expect(out[5]).toMatch(/^Num Type {9}Disp Enb {3}Where\n1 {3}breakpoint {3}keep yes {3}at .*:9\n2 {3}breakpoint {3}del  yes {3}at .*:8$/);
+    expect(out[6]).toMatch(/^display n: /);
+    expectStopOrEnd(out[7]!);
+    for (const chunk of out.slice(8, 16)) expect(chunk).not.toMatch(/internal error/);
+    expect(out[9]).toMatch(/^(\*\*\* Oldest frame|> )/);
+    expect(out[10]).toMatch(/^(\*\*\* Newest frame|> )/);
+    expect(out[12]).toMatch(/^(\*\*\* Not yet returned!|.+)$/);
+    expect(out[15]).toMatch(/^Currently displaying:/);
+  });
+
   it('debugs on the int8 model when asked (--precision int8)', () => {
     const r = ndbDebug([COUNT_PY, '--entry', 'count', '--args', "'rr', 'r'", '--precision', 'int8'], ['s', 'n', 'q']);
     expect(r.code).toBe(0);
