@@ -29,13 +29,15 @@ const COMMANDS = [
   'setExceptionBreakpoints', 'configurationDone', 'continue', 'next', 'stepIn', 'stepOut', 'stepBack', 'reverseContinue',
   'pause', 'threads', 'stackTrace', 'scopes', 'variables', 'evaluate', 'setVariable', 'exceptionInfo', 'cancel', 'source',
   'goto', 'gotoTargets', 'completions', 'restartFrame', 'loadedSources', 'readMemory', 'disassemble', 'setExpression',
-  'breakpointLocations', 'dataBreakpointInfo', 'ndb/predictInputs', 'ndb/resample', 'ndb/trace', 'nonsense', '',
+  'breakpointLocations', 'dataBreakpointInfo', 'setDataBreakpoints', 'stepInTargets', 'modules', 'ndb/predictInputs', 'ndb/resample', 'ndb/trace', 'nonsense', '',
   '__proto__', 'constructor', 'toString', 'hasOwnProperty',
 ];
 const FIELDS = [
   'threadId', 'frameId', 'variablesReference', 'expression', 'program', 'entry', 'args', 'source', 'path', 'breakpoints',
   'line', 'lines', 'value', 'name', 'token', 'levels', 'startFrame', 'context', 'filters', 'requestId', 'model', 'device',
   'samples', 'temperature', 'stopOnEntry', 'inferArgs', 'pathFormat', 'linesStartAt1', 'start', 'count', 'filter',
+  'condition', 'hitCondition', 'logMessage', 'targetId', 'dataId', 'accessType', 'text', 'column', 'endLine', 'format',
+  'exceptionOptions', 'filterOptions', 'showReturnValue',
   '__proto__', 'constructor',
 ];
 const COUNT = COUNT_PY;
@@ -90,6 +92,20 @@ function randomArguments(rng: Rng, command: string): unknown {
   }
   if (command === 'evaluate' && rng.chance(0.7)) a.expression = rng.pick(STRINGS);
   if (command === 'setBreakpoints' && rng.chance(0.5)) a.source = { path: rng.chance(0.5) ? COUNT : rng.pick(STRINGS) };
+  // Breakpoints with conditions, hit counts and log messages that may or may not parse, on lines that may or may not hold code.
+  if (command === 'setBreakpoints' && rng.chance(0.5)) {
+    a.breakpoints = Array.from({ length: rng.int(0, 4) }, () => ({
+      line: rng.int(-1, 12),
+      ...(rng.chance(0.5) ? { condition: rng.pick([...STRINGS, 'n >', 'c == "r"', 'n > 0']) } : {}),
+      ...(rng.chance(0.3) ? { hitCondition: rng.pick(['1', '>=2', '%0', '%3', 'often', '']) } : {}),
+      ...(rng.chance(0.3) ? { logMessage: rng.pick(['n={n}', '{', '}', '{{}}', '{n +}', '{__import__("os")}']) } : {}),
+    }));
+  }
+  if ((command === 'setDataBreakpoints' || command === 'dataBreakpointInfo') && rng.chance(0.5)) {
+    a.dataId = rng.pick(['{"name":"n","frame":["count"]}', '{"name":"constructor","frame":["count"]}', '{}', 'x']);
+    a.name = rng.pick(['n', 's', 'constructor', '__proto__', '']);
+    if (command === 'setDataBreakpoints') a.breakpoints = [{ dataId: a.dataId, accessType: rng.pick(['write', 'read', 'readWrite']) }];
+  }
   return a;
 }
 
