@@ -252,6 +252,11 @@ export class FrameConstraint {
     this.bareAllowedFor = (event) => step && event !== 'call';
   }
 
+  /** The head tokens the frame may open with: the action's, less those the landing rules out. */
+  get headTokens(): ReadonlySet<string> {
+    return this.heads;
+  }
+
   /** The frame is complete (its last special token was accepted). */
   get done(): boolean {
     return this.finished;

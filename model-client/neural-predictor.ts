@@ -29,12 +29,13 @@ import { PrefixCache, type PrefilledPrompt } from './prefix-cache.js';
 import { type FunctionInfo, programInfo, type ProgramInfo } from '../program-analysis/program-info.js';
 import { guessFrame } from './frame-guess.js';
 import { ROLLOUT_STEPS, stopWhen } from './rollout.js';
+import { decidedStep } from './decided-step.js';
 import { historyAt, type RunHistory } from '../semantics/history.js';
 import { StepOracle } from '../semantics/oracle.js';
 import { PythonSession } from '../semantics/python-session.js';
 import { ALL_RULES, type RuleSelection } from '../semantics/rule.js';
 import { DEFAULT_MAX_PROMPT_STEPS, directionOf, historyText, slideStarts, windowStarts } from './prompt.js';
-import { type HistoryEntry, historySteps, type PredictOptions, type Prediction, type Predictor, type StartOptions } from './predictor.js';
+import { type HistoryEntry, historySteps, type PredictOptions, type PredictedState, type Prediction, type Predictor, type StartOptions } from './predictor.js';
 import { ContextOverflowError, ModelSession, type ModelSessionOptions } from './onnx-session.js';
 import { TokenTable } from './token-table.js';
 
@@ -324,12 +325,14 @@ export class NeuralPredictor implements Predictor {
     const rolled: HistoryEntry[] = [...history.slice(0, -1), { state: from }];
     let frame = 1;
     let milliseconds = 0;
+    let decidedSteps = 0;
     for (let k = 0; k < budget; k++) {
       const here = rolled[rolled.length - 1]!.state;
       const step = this.asAsked({ kind: 'step_into' }, here, here);
       const landing = await this.predictCut(rolled, step, opts);
       frame *= landing.confidence.frame;
       milliseconds += landing.stats?.milliseconds ?? 0;
+      decidedSteps += landing.stats?.decidedSteps ?? 0;
       // A callee whose body the cut hides: its steps cannot be worked out, the model jumps.
       if (landing.kind === 'state' && landing.state.stack.some((f) => this.cut?.hidesBodyOf(f.function))) return null;
       if (landing.kind === 'exit' || stop(landing.state)) {
@@ -337,7 +340,7 @@ export class NeuralPredictor implements Predictor {
         this.upcoming = landing.kind === 'state' ? { steps: historySteps(history, action), state: landing.state } : null;
         // Its text: the landing as a frame of the jump from the state before, as the history will hold it.
         const text = landing.kind === 'state' ? serializeFrame('forward', landing.state, from, action) + TOKENS.actionSep : landing.text;
-        const stats = landing.stats && { ...landing.stats, milliseconds, rolledSteps: k + 1 };
+        const stats = landing.stats && { ...landing.stats, milliseconds, rolledSteps: k + 1, decidedSteps };
         return landing.kind === 'state'
           ? { ...landing, text, confidence: { ...landing.confidence, frame }, ...(stats ? { stats } : {}) }
           : { ...landing, confidence: { ...landing.confidence, frame }, ...(stats ? { stats } : {}) };
@@ -365,6 +368,42 @@ export class NeuralPredictor implements Predictor {
     return over ? { kind: action.kind === 'step_into' ? 'step_over' : 'inv_step_over' } : action;
   }
 
+  /**
+   * The state `fileAction` leads to where the symbolic stepper decides all of it (decided-step.ts),
+   * without the model; null where any part is the model's. What the soundness checks compare
+   * with real runs: a step decided whole must be the real one.
+   */
+  async decided(fileHistory: readonly HistoryEntry[], fileAction: Action): Promise<PredictedState | null> {
+    if (!this.program) throw new Error('decided before start: the predictor has no program');
+    const cut = this.cut;
+    const history = fileHistory.map((h) => {
+      const state = cut ? cut.stateToCut(h.state) : h.state;
+      return { state, ...(h.action ? { action: this.asAsked(this.actionToCut(h.action), state, h.state) } : {}) };
+    });
+    const last = history[history.length - 1];
+    if (!last) return null;
+    const action = this.asAsked(this.actionToCut(fileAction), last.state, fileHistory[fileHistory.length - 1]!.state);
+    const steps = historySteps(history, action);
+    const prev = steps[steps.length - 1]!.state;
+    const rules = await this.rules(action, prev, historyAt(steps, steps.length - 1));
+    const decided = this.decidedPrediction(rules, prev, performance.now(), 0);
+    return decided && (this.toFile(decided) as PredictedState);
+  }
+
+  private decidedPrediction(rules: FrameRules, prev: State, started: number, promptTokens: number): PredictedState | null {
+    const decided = decidedStep(rules, prev, this.tokenizer, this.table);
+    if (!decided) return null;
+    return {
+      kind: 'state',
+      origin: 'model',
+      direction: 'forward',
+      state: decided.state,
+      text: decided.text,
+      confidence: decided.confidence,
+      stats: { promptTokens, prefilledTokens: 0, sampledTokens: 0, forcedTokens: decided.ids.length, milliseconds: performance.now() - started, forwardPasses: 0, decidedSteps: 1 },
+    };
+  }
+
   private async predictCut(history: readonly HistoryEntry[], action: Action, opts: PredictOptions): Promise<Prediction> {
     const program = this.program!;
     const started = performance.now();
@@ -376,6 +415,12 @@ export class NeuralPredictor implements Predictor {
     const start = this.knownStart(prev, action);
     const given = start === null ? [] : this.tokenizer.encode(start);
     const rules = await this.rules(action, prev, runHistory);
+    // A step the stepper decides whole needs no forward pass (decided-step.ts).
+    const decided = given.length === 0 ? this.decidedPrediction(rules, prev, started, ids.length) : null;
+    if (decided) {
+      this.upcoming = { steps, state: decided.state };
+      return decided;
+    }
     const oracle = rules.oracle;
     const frame = guessFrame(directionOf(steps[steps.length - 1]!), steps, action, program.info, program.lines, oracle ? (at) => oracle.frame(at) : undefined);
     // A guess must agree with the start the action fixes; its first draft is what follows that.

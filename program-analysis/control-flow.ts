@@ -105,6 +105,8 @@ const StatementSchema = z.object({
   source: z.string(),
   binds: z.array(z.string()),
   undo: z.object({ name: z.string(), op: z.enum(['+', '-']), part: z.string() }).optional(),
+  /** Running it opens a frame of the program's (a lambda, a comprehension, a pure function): step_into stops there first. */
+  opens: z.literal(true).optional(),
 });
 export type Statement = z.infer<typeof StatementSchema>;
 /**
@@ -356,12 +358,14 @@ export class ControlFlow {
 
   /**
    * Whether a step forward from `prev` cannot end the run as it ends (normally or by an
-   * uncaught exception): below the outermost frame, every frame has yet to return or to pass
-   * the exception on, each an event. A run cut by a limit (`never`) may end anywhere.
+   * uncaught exception): every frame has yet to return or to pass the exception on, each an
+   * event (the outermost's return event comes before the end, an uncaught exception's too).
+   * A run cut by a limit (`never`) may end anywhere.
    */
   runGoesOn(action: Action | null, prev: State | undefined): boolean {
     const step = action?.kind === 'step_into' || action?.kind === 'step_over' || action?.kind === 'step_return';
-    return step && prev !== undefined && prev.stack.length >= 2 && !this.vanishes;
+    // The outermost frame too, but for its return: the run ends right after it.
+    return step && prev !== undefined && (prev.stack.length >= 2 || prev.event !== 'return') && !this.vanishes;
   }
 
   /** unboundBefore's answers, by frame name and line. */
@@ -680,6 +684,8 @@ export class ControlFlow {
         // A first call (not a resumption) reports its first line event at one of `starts`.
         const fresh = e === 'call' && f.first.has(L) && !f.resumes.has(L);
         const lineNext = fresh ? f.starts : e === 'call' ? union(nextOf(f, fromLines), f.starts, f.resumes.has(L) ? [L] : []) : nextOf(f, fromLines);
+        // A first call runs nothing before its first line event: no code of a line comes before it (lineless code only sets the frame up).
+        if (fresh) return { line: { bare: lineNext, stacks: new Set() }, exception: NONE_HEAD, return: NONE_HEAD, call: NONE_HEAD };
         return {
           line: { bare: lineNext, stacks: new Set() },
           exception: { bare: here(f, L), stacks: new Set() },

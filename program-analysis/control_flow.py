@@ -1251,6 +1251,7 @@ def statement_lines(tree, statements, rebound, pure, imports, pure_bodies=None):
             return None
         return {'name': name, 'op': '+' if isinstance(op, ast.Add) else '-', 'part': ast.unparse(part)}
 
+    functions = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     out = {}
     for node in ast.walk(tree):
         if not isinstance(node, ast.stmt) or node.lineno != node.end_lineno:
@@ -1272,7 +1273,9 @@ def statement_lines(tree, statements, rebound, pure, imports, pure_bodies=None):
             continue
         names, parts = found
         if all(decidable(p, rebound, pure, imports) for p in parts):
-            out[node.lineno] = {'source': source, 'binds': sorted(set(names)), **entry}
+            # A lambda, a comprehension or a pure function of the program: step_into stops in its frame first.
+            opens = any(opens_frame(p, functions) for p in parts)
+            out[node.lineno] = {'source': source, 'binds': sorted(set(names)), **entry, **({'opens': True} if opens else {})}
     return out
 
 

@@ -57,6 +57,8 @@ export interface PredictionStats {
   fallback?: boolean;
   /** A jump worked out step by step (a rollout): how many steps it took; the other figures are its last step's, but milliseconds the whole rollout's. */
   rolledSteps?: number;
+  /** Steps the symbolic stepper decided whole, with no forward pass (model-client/decided-step.ts): 1 for such a step; of a rollout's steps, how many. */
+  decidedSteps?: number;
 }
 
 /** The answer to `ndb/predictInputs`: the entry's arguments for a return value. */

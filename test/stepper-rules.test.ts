@@ -41,7 +41,7 @@ describe('what control_flow.py lists for the walker', () => {
   it('simple statements with the names they bind, returned expressions, branch tests, pure functions and imports, as source', async () => {
     const flow = (await ControlFlow.of(PARSE))!;
     expect(flow.statements.get(7)).toEqual({ source: "words = line.strip().split(',')", binds: ['words'] });
-    expect(flow.statements.get(9)).toEqual({ source: "if words[0] == 'a': xs.sort(key=lambda v: -v)", binds: ['xs'] });
+    expect(flow.statements.get(9)).toEqual({ source: "if words[0] == 'a': xs.sort(key=lambda v: -v)", binds: ['xs'], opens: true });
     expect(flow.statements.get(11)).toEqual({ source: 'total += 2', binds: ['total'], undo: { name: 'total', op: '+', part: '2' } });
     expect(flow.returned.get(15)).toBe("findall('[a-z]', line)");
     expect(flow.branches.get(13)).toEqual({ test: 'math.sqrt(total) > 2', body: 14 });
@@ -368,10 +368,12 @@ describe('values a whole program decides (semantics/rules/loop.ts, received.ts, 
     expect((await oracle(flow, over, ret, { caller })).frame(at).value('lines')).toMatchObject({ kind: 'kept' });
   });
 
-  it('below the outermost frame a step never ends the run; a line that changes no object keeps every value', async () => {
+  it('a step never ends the run but from the outermost frame\'s return; a line that changes no object keeps every value', async () => {
     const flow = (await ControlFlow.of(PROGRAM))!;
     expect(flow.runGoesOn(over, inLoad(9, {}))).toBe(true);
-    expect(flow.runGoesOn(over, module)).toBe(false);
+    // The module's line: its return event comes first.
+    expect(flow.runGoesOn(over, module)).toBe(true);
+    expect(flow.runGoesOn(over, { ...module, event: 'return', value: 'None' })).toBe(false);
     expect(flow.runGoesOn({ kind: 'continue' }, inLoad(9, {}))).toBe(false);
     expect(flow.pureLines.has(8)).toBe(true);
     expect(flow.pureLines.has(11)).toBe(false);

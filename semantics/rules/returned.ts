@@ -6,6 +6,9 @@
  */
 import type { Rule } from '../rule.js';
 import type { Step } from '../step.js';
+import type { HeadLanding } from '../../program-analysis/control-flow.js';
+
+const NONE: HeadLanding = { bare: new Set(), stacks: new Set() };
 
 const applies = (step: Step) => step.byCode && step.forward && step.fromStatementLine;
 
@@ -15,6 +18,13 @@ export const returned: Rule = {
   ask(step) {
     const expr = applies(step) ? step.flow.returned.get(step.prev!.line) : undefined;
     return expr ? [step.evaluate(`return ${step.prev!.line}`, expr)] : [];
+  },
+  // EXPR worked out: the line raised nothing and called none of the program's code, so it returns.
+  landing(step, landing) {
+    const line = step.prev?.line;
+    if (!applies(step) || line === undefined || !step.flow.returned.has(line) || step.value(`return ${line}`) === undefined) return landing;
+    // step_into would stop first in a frame EXPR opens (a comprehension, a key lambda): only step_over is sure to go straight to the return.
+    return step.action!.kind === 'step_over' ? { ...landing, line: NONE, exception: NONE, call: NONE, line_call: NONE } : { ...landing, line: NONE, exception: NONE };
   },
   frame(step, at) {
     const { flow, prev } = step;
