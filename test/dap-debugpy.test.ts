@@ -13,15 +13,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NeuralDebugSession } from '../adapter/debug-session.js';
-import { attachTransport } from '../adapter/server.js';
-import { TracerPredictor } from '../evaluation/tracer-predictor.js';
+import { serveOnTracer, type TracerServer } from './dap-inprocess.js';
 
 const PYTHON = process.env.NDB_PYTHON ?? '/usr/bin/python3';
 const HAS_DEBUGPY = spawnSync(PYTHON, ['-c', 'import debugpy.adapter'], { encoding: 'utf8' }).status === 0;
@@ -68,7 +65,7 @@ type Matrix = Map<string, Answer>;
 
 let dir: string;
 let file: string;
-let server: Server;
+let server: TracerServer;
 let port: number;
 
 beforeAll(async () => {
@@ -76,19 +73,11 @@ beforeAll(async () => {
   file = join(dir, 'loop.py');
   await writeFile(file, PROGRAM);
   await writeFile(join(dir, 'debugpy-adapter.py'), "import runpy, sys\nsys.argv = ['debugpy.adapter']\nrunpy.run_module('debugpy.adapter', run_name='__main__', alter_sys=True)\n");
-  server = createServer((socket) => {
-    socket.setNoDelay(true);
-    const session = new NeuralDebugSession({ loadPredictor: async () => Object.assign(new TracerPredictor(), { release: async () => undefined }), log: () => undefined });
-    session.setRunAsServer(true);
-    socket.on('error', () => socket.destroy());
-    socket.on('close', () => session.shutdown());
-    attachTransport(session, socket, socket, 'strict', () => socket.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  server = await serveOnTracer();
+  port = server.port;
 });
 
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
 function shapeOf(body: unknown): string {
   if (body === undefined || body === null) return '(no body)';

@@ -13,15 +13,12 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { NeuralDebugSession } from '../adapter/debug-session.js';
-import { attachTransport } from '../adapter/server.js';
-import { TracerPredictor } from '../evaluation/tracer-predictor.js';
+import { serveOnTracer, type TracerServer } from './dap-inprocess.js';
 import { COUNT_PY, EMBEDDED_MODEL, HAS_MODEL, MODEL_DIR, ROOT } from './fixtures.js';
 
 /**
@@ -72,7 +69,7 @@ const THREAD = 1;
 const TIMEOUT_MS = 60_000;
 
 let file: string;
-let server: Server;
+let server: TracerServer;
 let port: number;
 const clients: DebugClient[] = [];
 
@@ -80,23 +77,15 @@ beforeAll(async () => {
   const dir = await mkdtemp(join(tmpdir(), 'ndb-dap-features-'));
   file = join(dir, 'loop.py');
   await writeFile(file, PROGRAM);
-  server = createServer((socket) => {
-    socket.setNoDelay(true);
-    const session = new NeuralDebugSession({ loadPredictor: async () => Object.assign(new TracerPredictor(), { release: async () => undefined }), log: () => undefined });
-    session.setRunAsServer(true);
-    socket.on('error', () => socket.destroy());
-    socket.on('close', () => session.shutdown());
-    attachTransport(session, socket, socket, 'strict', () => socket.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  server = await serveOnTracer();
+  port = server.port;
 });
 
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((dc) => dc.stop()));
 });
 
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => server.close());
 
 interface Launched {
   dc: DebugClient;
