@@ -529,7 +529,8 @@ export class NeuralDebugSession extends DebugSession {
       const cut = runtime?.programPath === path ? runtime.programCut : null;
       response.body = { breakpoints: lines.filter((l) => l >= first && l <= last && (!cut || cut.sees(l))).map((l) => ({ line: this.convertDebuggerLineToClient(l) })) };
       this.sendResponse(response);
-    });
+      // The editor asks in the background (a file being edited may not compile): no notification.
+    }, false);
   }
 
   /** A local (of a frame's Locals scope, or named in a frame) that a data breakpoint can watch for a change of value. */
