@@ -22,6 +22,7 @@ import { HeldoutFileError, makeHeldout, readHeldout } from '../evaluation/heldou
 import { evaluateStates, formatStates, type StateMiss } from '../evaluation/states.js';
 import { evaluateVerify, formatVerifyEval } from '../evaluation/verify-eval.js';
 import { CorpusFileError, defaultCorpusDir, evaluatePdb, formatPdbEval, missLines, readCorpus, SPLITS, type Split } from '../evaluation/pdb-eval.js';
+import { defaultEnvCorpusDir, evaluateEnvironment, formatEnvEval } from '../evaluation/env-eval.js';
 import { VERIFY_METHOD } from '../evaluation/verify.js';
 import { ALL_RULES, NO_RULES, parseRuleSelection, RULE_FAMILIES, type RuleSelection } from '../semantics/rule.js';
 import { commandOf, END, figuresTable, MarkerError, readReports, reportFile, tableBetweenMarkers, withTable, type EvalName } from './figures.js';
@@ -364,6 +365,62 @@ async function pdbCommand({ values }: Parsed<typeof PDB_FLAGS>, usage: UsageErro
   }
 }
 
+const ENV_FLAGS = {
+  split: PDB_FLAGS.split,
+  limit: PDB_FLAGS.limit,
+  json: { type: 'boolean', description: 'print the report as JSON, every program (each stop of the dev programs; held-out programs as numbers only)' },
+  model: PDB_FLAGS.model,
+  precision: PDB_FLAGS.precision,
+  rules: RULES_FLAG,
+  corpus: { type: 'string', value: 'DIR', description: 'a corpus folder with corpus.json, files/ and www/ (default evaluation/env-corpus)' },
+  'no-resync': { type: 'boolean', description: 'skip the re-synced predictions (about half the time)' },
+  report: REPORT_FLAG,
+} satisfies FlagSpecs;
+
+const ENV_COMMAND = defineCommand({
+  name: 'environment',
+  summary: 'values from libraries, the network, files, the clock: their type and value, stop by stop against pdb',
+  description: `Debug each program of the environment corpus (evaluation/env-corpus) with its fixed script of
+pdb commands, once under the real pdb in a harness where its dependencies exist (a temporary
+folder with the corpus's files, a local HTTP server with fixed responses, the real clock and
+randomness) and once under ndb's debugger where none of it exists (ndb never runs the program).
+Reports, per value pdb shows at the stops where ndb stands where pdb does, the share whose
+predicted repr has the real value's type and the share exactly right; then the stops as
+ndb eval pdb counts them. Held-out programs are reported as numbers only
+(docs/evaluation-environment.md).`,
+  flags: ENV_FLAGS,
+  run: envCommand,
+});
+
+async function envCommand({ values }: Parsed<typeof ENV_FLAGS>, usage: UsageErrorFactory): Promise<void> {
+  const split = values.split ?? 'dev';
+  if (split !== 'all' && !(SPLITS as readonly string[]).includes(split)) throw usage(`--split must be dev, heldout or all, got ${JSON.stringify(split)}`);
+  const limit = limitOf(values.limit, usage);
+  const corpusDir = resolve(values.corpus ?? defaultEnvCorpusDir());
+  if (!existsSync(join(corpusDir, 'corpus.json'))) throw usage(`no corpus.json in ${corpusDir}`);
+  let programs;
+  try {
+    programs = readCorpus(corpusDir).filter((p) => split === 'all' || p.split === split);
+  } catch (err) {
+    throw err instanceof CorpusFileError ? usage(err.message) : err;
+  }
+  programs = programs.slice(0, limit);
+  const rules = rulesOf(values.rules, usage);
+  checkReportPath(values.report);
+  const dir = values.model ?? defaultModelDir();
+  const model = await loadModel(dir, precisionOf(values.precision, usage), usage, rules);
+  try {
+    const bar = new ProgressBar('programs', programs.length);
+    const report = await evaluateEnvironment(programs, model, split as Split | 'all', corpusDir, { resync: !values['no-resync'], onProgress: (done) => bar.update(done) });
+    const full = { modelDir: dir, rules: values.rules ?? 'all', ...report };
+    // Not one of the README's figures (cli/figures.ts): the report file carries the command and commit all the same.
+    writeReport(values.report, 'environment' as EvalName, ENV_FLAGS, values, dir, full);
+    process.stdout.write(values.json ? JSON.stringify(full, null, 2) + '\n' : formatEnvEval(report, `model ${dir}${values.rules ? `, rules ${values.rules}` : ''}`));
+  } finally {
+    await model.release();
+  }
+}
+
 const TABLES_FLAGS = {
   reports: { type: 'string', value: 'DIR', description: 'the folder of report files (default reports/ at the package root)' },
   readme: { type: 'string', value: 'FILE', description: 'the file whose figures table to rewrite (default README.md at the package root)' },
@@ -408,4 +465,4 @@ async function tablesCommand({ values }: Parsed<typeof TABLES_FLAGS>, usage: Usa
 }
 
 /** `ndb eval`'s subcommands, in the order its help lists them. */
-export const EVAL_COMMANDS = [MAKE_HELDOUT_COMMAND, STATES_COMMAND, CRUXEVAL_COMMAND, VERIFY_EVAL_COMMAND, PDB_COMMAND, TABLES_COMMAND] as const;
+export const EVAL_COMMANDS = [MAKE_HELDOUT_COMMAND, STATES_COMMAND, CRUXEVAL_COMMAND, VERIFY_EVAL_COMMAND, PDB_COMMAND, ENV_COMMAND, TABLES_COMMAND] as const;
