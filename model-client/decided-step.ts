@@ -179,17 +179,21 @@ function newFrame(rules: FrameRules, prev: State, place: Extract<Place, { bare: 
     const params = rules.callLocals?.get(inner.line);
     if (!params || answer.mustWrite.some((n) => !params.includes(n))) return null;
     names = params;
-  } else if (place.event === 'line' && prev.event === 'return' && place.stack.length === prev.stack.length - 1) {
-    // Back in the caller: what it held on the call line, and what the line binds.
+  } else if ((place.event === 'line' || place.event === 'return') && prev.event === 'return' && place.stack.length === prev.stack.length - 1) {
+    // Back in the caller, on its next line or returning from the call's line: what it held on
+    // the call line (the history's state of it), and what that line binds.
     const caller = oracle.step.history.caller;
-    if (!caller || caller.line !== inner.line) return null;
-    const stores = oracle.step.flow.frames.get(inner.function)?.stores.get(inner.line);
+    const callLine = prev.stack[prev.stack.length - 2]!.line;
+    if (!caller || caller.line !== callLine || (place.event === 'return' && inner.line !== callLine)) return null;
+    const stores = oracle.step.flow.frames.get(inner.function)?.stores.get(callLine);
     if (!stores) return null;
     names = [...Object.keys(caller.locals), ...stores, ...answer.mustWrite];
   } else return null;
   const locals = decidedLocals(answer, names, oracle.step.flow.frames.get(inner.function)?.params === null);
   if (!locals) return null;
-  return { event: place.event, line: inner.line, source: rules.lines[inner.line - 1] ?? '', stack: place.stack, locals };
+  const value = place.event === 'return' ? onlyReturn(answer) : undefined;
+  if (place.event === 'return' && value === undefined) return null;
+  return { event: place.event, line: inner.line, source: rules.lines[inner.line - 1] ?? '', stack: place.stack, locals, ...(value !== undefined ? { value } : {}) };
 }
 
 /** A return value the stepper fixes to one text. */

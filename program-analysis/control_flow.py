@@ -1272,6 +1272,10 @@ def statement_lines(tree, statements, rebound, pure, imports, pure_bodies=None):
         else:
             continue
         names, parts = found
+        # A method called on a local anywhere in it may change that local in place (`pending.pop(0)`).
+        names = names + [n.func.value.id for p in parts for n in ast.walk(p)
+                         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+                         and not n.func.value.id.startswith('__') and n.func.value.id not in (imports or {})]
         if all(decidable(p, rebound, pure, imports) for p in parts):
             # A lambda, a comprehension or a pure function of the program: step_into stops in its frame first.
             opens = any(opens_frame(p, functions) for p in parts)

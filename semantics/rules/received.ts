@@ -31,16 +31,18 @@ export const received: Rule = {
   family: 'call',
   landing(step, landing) {
     const r = receiving(step);
-    if (!r || (r.line.name === undefined && !r.line.names && !r.line.appends)) return landing;
+    if (!r) return landing;
+    const returns = r.line.name === undefined && !r.line.names && !r.line.appends;
     if ((r.line.names && !unpacked(r.line.names, r.value, () => false)) || (r.line.appends && !appended(step, r.line, r.value))) return landing;
     // A return of None may be an exception leaving the callee (the caller's exception event
     // comes next): a normal return only where the value is another or the line cannot raise.
     const callee = step.prev!.stack[step.prev!.stack.length - 1]!;
     if (step.prev!.value === 'None' && (step.flow.raisesOf(callee.function)?.has(step.prev!.line) ?? true)) return landing;
     // Binding a name, unpacking as many items as names, or a list's append cannot raise nor
-    // call anything; the frame goes on to its next line (or returns, after its last).
+    // call anything; the frame goes on to its next line (or returns, after its last). `return
+    // CALL` returns it right there.
     const none = { bare: new Set<number>(), stacks: new Set<string>() };
-    return { ...landing, exception: none, call: none };
+    return returns ? { ...landing, exception: none, call: none, line: none, line_call: none } : { ...landing, exception: none, call: none };
   },
   frame(step, at) {
     const { prev } = step;
