@@ -373,7 +373,7 @@ const ENV_FLAGS = {
   precision: PDB_FLAGS.precision,
   rules: RULES_FLAG,
   corpus: { type: 'string', value: 'DIR', description: 'a corpus folder with corpus.json, files/ and www/ (default evaluation/env-corpus)' },
-  'no-resync': { type: 'boolean', description: 'skip the re-synced predictions (about half the time)' },
+  'skip-resync': { type: 'boolean', description: 'skip the re-synced predictions (about half the time)' },
   report: REPORT_FLAG,
 } satisfies FlagSpecs;
 
@@ -411,7 +411,7 @@ async function envCommand({ values }: Parsed<typeof ENV_FLAGS>, usage: UsageErro
   const model = await loadModel(dir, precisionOf(values.precision, usage), usage, rules);
   try {
     const bar = new ProgressBar('programs', programs.length);
-    const report = await evaluateEnvironment(programs, model, split as Split | 'all', corpusDir, { resync: !values['no-resync'], onProgress: (done) => bar.update(done) });
+    const report = await evaluateEnvironment(programs, model, split as Split | 'all', corpusDir, { resync: !values['skip-resync'], onProgress: (done) => bar.update(done) });
     const full = { modelDir: dir, rules: values.rules ?? 'all', ...report };
     // Not one of the README's figures (cli/figures.ts): the report file carries the command and commit all the same.
     writeReport(values.report, 'environment' as EvalName, ENV_FLAGS, values, dir, full);
