@@ -21,6 +21,7 @@ import { type CutBudget, cutProgram, type ProgramCut } from '../program-analysis
 import { type DecodedFrame, decodeFrames, FrameBudgetError, type SamplingOptions } from './decode.js';
 import { type Entry, EntryError, entryStart } from '../program-analysis/entry-state.js';
 import { ControlFlow } from '../program-analysis/control-flow.js';
+import { attachTypes, programTypes } from '../program-analysis/types.js';
 import type { FrameRules } from './frame-constraint.js';
 import { FrameNames } from './loc-constraint.js';
 import { type LoadModelFolderOptions, loadModelFolder, loadTokenizer } from './model-folder.js';
@@ -284,7 +285,14 @@ export class NeuralPredictor implements Predictor {
   /** Runs the program's tokens (the prompt cache) and reads its signatures and control flow; the program becomes the one predicted. */
   private async loadProgram(program: string, contextIds: number[]): Promise<PrefilledPrompt> {
     const lines = sourceLines(program);
-    const [context, info, flow] = await Promise.all([this.prefix.prompt(contextIds), programInfo(program), !this.ruleSelection.has('control-flow') ? null : ControlFlow.of(program).catch(() => null)]);
+    const [context, info, flow, types] = await Promise.all([
+      this.prefix.prompt(contextIds),
+      programInfo(program),
+      !this.ruleSelection.has('control-flow') ? null : ControlFlow.of(program).catch(() => null),
+      // The locals' types from pyright, in child processes beside the rest (program-analysis/types.ts): no facts where it cannot tell.
+      this.ruleSelection.has('type') ? programTypes(program) : null,
+    ]);
+    if (flow && types) attachTypes(flow, types);
     this.program = { text: program, lines, names: FrameNames.ofProgram(lines), ...signaturesOf(info), info, flow, contextIds };
     return context;
   }

@@ -13,7 +13,7 @@
  *   (`deque(`, `Counter(`); mutation changes what follows, not that.
  */
 import { truncateRepr } from '../grammar/truncate.js';
-import type { ValueFact } from '../semantics/facts.js';
+import type { PyType, ValueFact } from '../semantics/facts.js';
 import type { ContentRule } from './json-constraint.js';
 import { reprRule } from './repr-constraint.js';
 
@@ -26,6 +26,8 @@ export function factRule(fact: ValueFact): ContentRule | undefined {
       return oneOfTextsRule(fact.reprs.map((text) => truncateRepr(text)));
     case 'kept':
       return keptValueRule(fact.before);
+    case 'type':
+      return typeRule(fact.types);
   }
 }
 
@@ -93,4 +95,56 @@ export function keptValueRule(prevRepr: string): ContentRule | undefined {
 export function bothRules(a: ContentRule, b: ContentRule): ContentRule {
   const only = a.only ?? b.only;
   return { prefix: (s) => a.prefix(s) && b.prefix(s), complete: (s) => a.complete(s) && b.complete(s), ...(only ? { only: only.filter((t) => a.complete(t) && b.complete(t)) } : {}) };
+}
+
+/** A repr's shape, as shape() writes it: whole (`complete`) or begun (`prefix`). */
+interface Shape {
+  prefix: RegExp;
+  complete: RegExp;
+}
+
+/** Before the truncation mark: a whole repr or one cut (shape() writes `…` as \x80). */
+const NUMBER: Shape = { prefix: /^-?\d*\x80?$/, complete: /^-?\d+\x80?$/ };
+const BOOL: Shape = { prefix: /^(?:T(?:r(?:ue?)?)?|F(?:a(?:l(?:se?)?)?)?)?$/, complete: /^(?:True|False)$/ };
+/** A float's repr (`1.5`, `1e+20`, `-inf`, `nan`); the repr rule beside it checks the rest. */
+const FLOAT: Shape = { prefix: /^(?:-?[\d.e+-]*\x80?|-?i(?:nf?)?|n(?:an?)?)$/, complete: /^(?:-?\d[\d.e+-]*\x80?|-?inf|nan)$/ };
+const heads = (...hs: string[]): Shape => {
+  const alt = hs.map((h) => h.replace(/[[\]().*+?^$|{}\\]/g, '\\$&')).join('|');
+  const prefixes = hs.flatMap((h) => [...h].map((_, i) => h.slice(0, i + 1).replace(/[[\]().*+?^$|{}\\]/g, '\\$&')));
+  return { prefix: new RegExp(`^(?:|${prefixes.join('|')}|(?:${alt})[\\s\\S]*)$`), complete: new RegExp(`^(?:${alt})[\\s\\S]*$`) };
+};
+const exactly = (text: string): Shape => ({ prefix: new RegExp(`^${[...text].map((_, i) => `(?:${text[i]}`).join('')}${')?'.repeat(text.length)}$`), complete: new RegExp(`^${text}$`) });
+
+/**
+ * What a value of one of these types may print as (semantics/facts.ts PyType). An int's
+ * subclass bool and the promotion of an int to a float included; any value's repr may have
+ * failed (the tracer's `<repr failed: …>`).
+ */
+const TYPE_SHAPES: Readonly<Record<PyType, readonly Shape[]>> = {
+  int: [NUMBER, BOOL],
+  float: [FLOAT, NUMBER, BOOL],
+  str: [heads("'", '"')],
+  bool: [BOOL],
+  none: [exactly('None')],
+  list: [heads('[')],
+  tuple: [heads('(')],
+  dict: [heads('{')],
+  set: [heads('{', 'set(')],
+  object: [heads('<')],
+};
+const FAILED_SHAPE = heads(REPR_FAILED);
+
+/** A value of one of `types`: its repr's shape (the repr rule beside it checks that it is a repr). */
+export function typeRule(types: readonly PyType[]): ContentRule {
+  const shapes = [...new Set(types.flatMap((t) => TYPE_SHAPES[t])), FAILED_SHAPE];
+  return {
+    prefix: (s) => {
+      const t = shape(s);
+      return shapes.some((sh) => sh.prefix.test(t));
+    },
+    complete: (s) => {
+      const t = shape(s);
+      return shapes.some((sh) => sh.complete.test(t));
+    },
+  };
 }

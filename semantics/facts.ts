@@ -9,7 +9,17 @@ export type ValueFact =
   | { kind: 'exact'; repr: string }
   | { kind: 'one_of'; reprs: readonly string[] }
   /** The same object as `before`, the repr the reference state showed. */
-  | { kind: 'kept'; before: string };
+  | { kind: 'kept'; before: string }
+  /** A value of one of these types (rules/typed.ts, from pyright): its repr's shape, not its text. */
+  | { kind: 'type'; types: readonly PyType[] };
+
+/**
+ * What a value's type makes certain of its repr (model-client/value-rules.ts): `int` prints as
+ * a number or a bool (a subclass), `float` as a number or a bool (an int passes for a float),
+ * `str` in quotes, `none` as `None`, `list` `[`, `tuple` `(`, `dict` `{`, `set` `{` or `set(`,
+ * `object` (an instance of a class of the program's that prints as a default repr) `<`.
+ */
+export type PyType = 'int' | 'float' | 'str' | 'bool' | 'none' | 'list' | 'tuple' | 'dict' | 'set' | 'object';
 
 /** A value fact with where it came from. */
 export type Decided = ValueFact & {

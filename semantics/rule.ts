@@ -13,7 +13,7 @@ import type { FrameAt, Question, Step } from './step.js';
  * The families an ablation turns on or off (`--rules`). `control-flow` is the base the others
  * stand on: lines by frame and where an action lands, from the bytecode (program-analysis/).
  */
-export const RULE_FAMILIES = ['control-flow', 'branch', 'loop', 'comprehension', 'assign', 'call', 'return', 'keep', 'unbound'] as const;
+export const RULE_FAMILIES = ['control-flow', 'branch', 'loop', 'comprehension', 'assign', 'call', 'return', 'keep', 'unbound', 'type'] as const;
 export type RuleFamily = (typeof RULE_FAMILIES)[number];
 
 /** What one rule decides of a frame being written. */

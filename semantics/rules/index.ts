@@ -13,6 +13,7 @@ import { loop } from './loop.js';
 import { raisedReturn } from './raised-return.js';
 import { received } from './received.js';
 import { returned } from './returned.js';
+import { typed } from './typed.js';
 import { unbound } from './unbound.js';
 import { undone } from './undone.js';
 
@@ -28,4 +29,5 @@ export const RULES: readonly Rule[] = [
   branch, // an `if`/`while` test the state decides
   kept, // a name the line does not bind holds the same object
   unbound, // names bound only on lines that cannot have run yet
+  typed, // a local's type, where pyright makes it certain: its repr's shape
 ];
