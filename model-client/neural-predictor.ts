@@ -153,6 +153,8 @@ export class NeuralPredictor implements Predictor {
   private readonly prefix: PrefixCache;
   /** The last prediction's steps and state (the cut's lines), for catchUp. */
   private upcoming: { steps: readonly Step[]; state: State } | null = null;
+  /** The program's types attached to its control flow (loadProgram): the rules wait for it. */
+  private typesReady: Promise<void> = Promise.resolve();
   /** asAsked's answers for this program, by the caller's state: step_into, inv_step_into. */
   private stepIntoOver = new WeakMap<State, boolean>();
   private invStepIntoOver = new WeakMap<State, boolean>();
@@ -285,14 +287,10 @@ export class NeuralPredictor implements Predictor {
   /** Runs the program's tokens (the prompt cache) and reads its signatures and control flow; the program becomes the one predicted. */
   private async loadProgram(program: string, contextIds: number[]): Promise<PrefilledPrompt> {
     const lines = sourceLines(program);
-    const [context, info, flow, types] = await Promise.all([
-      this.prefix.prompt(contextIds),
-      programInfo(program),
-      !this.ruleSelection.has('control-flow') ? null : ControlFlow.of(program).catch(() => null),
-      // The locals' types from pyright, in child processes beside the rest (program-analysis/types.ts): no facts where it cannot tell.
-      this.ruleSelection.has('type') ? programTypes(program) : null,
-    ]);
-    if (flow && types) attachTypes(flow, types);
+    // The locals' types from pyright, in child processes (program-analysis/types.ts): the launch does not wait, the first oracle does (rules()).
+    const types = this.ruleSelection.has('type') ? programTypes(program) : null;
+    const [context, info, flow] = await Promise.all([this.prefix.prompt(contextIds), programInfo(program), !this.ruleSelection.has('control-flow') ? null : ControlFlow.of(program).catch(() => null)]);
+    this.typesReady = flow && types ? types.then((t) => attachTypes(flow, t)) : Promise.resolve();
     this.program = { text: program, lines, names: FrameNames.ofProgram(lines), ...signaturesOf(info), info, flow, contextIds };
     return context;
   }
@@ -516,6 +514,7 @@ export class NeuralPredictor implements Predictor {
   private async rules(action: Action | null, prev?: State, history?: RunHistory): Promise<FrameRules> {
     const { lines, names, callLocals, callLines, localNames, info, flow } = this.program!;
     const target = action?.kind === 'breakpoint' ? breakpointFunction(info, lines, action.line) : undefined;
+    if (flow) await this.typesReady;
     return {
       action,
       lines,
