@@ -48,6 +48,7 @@ const FrameFlowSchema = z.object({
   quiet: z.array(z.number().int()),
   shown: z.array(z.string()).nullable(),
   lineless: z.boolean(),
+  codes: z.array(z.object({ first: z.number().int(), lines: z.array(z.number().int()), starts: z.array(z.number().int()) })),
 });
 /** Where a range's stop is shown: a literal, a local, the length of a local. */
 const RangeStop = { stop: z.number().int().optional(), stop_name: z.string().optional(), stop_len: z.string().optional() };
@@ -196,6 +197,8 @@ export interface FrameFlow {
   resumes: ReadonlySet<number>;
   /** Lines the first line event after a call or a resumption can report. */
   starts: ReadonlySet<number>;
+  /** Each code object of the name apart (methods of two classes share a frame name): its first line, lines and starts. */
+  codes: readonly { first: number; lines: ReadonlySet<number>; starts: ReadonlySet<number> }[];
   /** Line -> the names its instructions bind or unbind. */
   stores: ReadonlyMap<number, ReadonlySet<string>>;
   /** Every name bound or unbound anywhere in the frame's code. */
@@ -398,6 +401,7 @@ export class ControlFlow {
         valued: new Set(f.valued),
         resumes: new Set(f.resumes),
         starts: new Set(f.starts),
+        codes: f.codes.map((c) => ({ first: c.first, lines: new Set(c.lines), starts: new Set(c.starts) })),
         stores: byLine(f.stores),
         storedAnywhere: new Set(Object.values(f.stores).flat()),
         loads: byLine(f.loads),
@@ -683,7 +687,8 @@ export class ControlFlow {
         const fromLines = e === 'exception' ? union([L], firstF) : [L];
         // A first call (not a resumption) reports its first line event at one of `starts`.
         const fresh = e === 'call' && f.first.has(L) && !f.resumes.has(L);
-        const lineNext = fresh ? f.starts : e === 'call' ? union(nextOf(f, fromLines), f.starts, f.resumes.has(L) ? [L] : []) : nextOf(f, fromLines);
+        // A first call starts in the code object whose first line it reports (not another class's method of the name).
+        const lineNext = fresh ? startsOf(f, L) : e === 'call' ? union(nextOf(f, fromLines), f.starts, f.resumes.has(L) ? [L] : []) : nextOf(f, fromLines);
         // A first call runs nothing before its first line event: no code of a line comes before it (lineless code only sets the frame up).
         if (fresh) return { line: { bare: lineNext, stacks: new Set() }, exception: NONE_HEAD, return: NONE_HEAD, call: NONE_HEAD };
         return {
@@ -694,7 +699,7 @@ export class ControlFlow {
         };
       }
       case 'step_return': {
-        if (e !== 'return') return { return: { bare: EMPTY, stacks: stacks(outer, inner.function, f.lines) } };
+        if (e !== 'return') return { return: { bare: EMPTY, stacks: stacks(outer, inner.function, ownLines(f, L)) } };
         if (!caller || !c) return { line: NONE_HEAD, exception: NONE_HEAD, return: NONE_HEAD, call: NONE_HEAD };
         const cl = here(c, caller.line);
         return {
@@ -758,6 +763,18 @@ export function runsStatements(fn: string): boolean {
 }
 
 /** Whether a head has no location at all (so the head itself cannot come). */
+/** The starts of the code objects whose first line is `first` (all the name's where none is). */
+function startsOf(f: FrameFlow, first: number): ReadonlySet<number> {
+  const own = f.codes.filter((c) => c.first === first);
+  return own.length === 0 ? f.starts : new Set(own.flatMap((c) => [...c.starts]));
+}
+
+/** The lines of the code objects holding `line` (all the name's where none does). */
+function ownLines(f: FrameFlow, line: number): ReadonlySet<number> {
+  const own = f.codes.filter((c) => c.lines.has(line) || c.first === line);
+  return own.length === 0 ? f.lines : new Set(own.flatMap((c) => [...c.lines, c.first]));
+}
+
 export function headImpossible(h: HeadLanding | undefined): boolean {
   return h !== undefined && h.bare !== undefined && h.bare.size === 0 && h.stacks !== undefined && h.stacks.size === 0;
 }

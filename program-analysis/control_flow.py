@@ -23,6 +23,8 @@ lambda, comprehension), grouped by co_name (the name the tracer gives its frames
            `return` or a body's end, which return the constant None)
   resumes  lines a resumed generator's call event reports (its yields, and the line after)
   starts   lines the first line event after a call or resumption can report
+  codes    each code object of that name apart (two classes' `__init__`): its first line, its
+           lines and its starts, so that a frame's lines are its own code object's
   stores   line -> the names the line's instructions bind or unbind (STORE_*/DELETE_*: an
            assignment, a `for` or `with` target, augmented assignment, walrus, except-as,
            import), with the stores of an instruction without a line on the lines it runs
@@ -327,7 +329,7 @@ def analyse(co, plain_attributes=False):
     lineless = any(line[k] is None for k in range(resume + 1, len(ins)))
     return {'lines': lines, 'first': {first}, 'next': nxt, 'returns': returns, 'resumes': resumes, 'starts': starts,
             'stores': stores, 'loads': loads, 'shared': shared, 'raises': raises, 'params': params, 'quiet': quiet,
-            'lineless': lineless, 'valued': valued}
+            'lineless': lineless, 'valued': valued, 'codes': [(first, frozenset(lines), frozenset(starts))]}
 
 
 def param_count(co):
@@ -404,6 +406,7 @@ def merge(a, b):
     # Two code objects of one name: a first line is quiet only if neither carries code on it.
     a['quiet'] = (a['quiet'] | b['quiet']) - ((a['lines'] - a['quiet']) | (b['lines'] - b['quiet']))
     a['lineless'] = a['lineless'] or b['lineless']
+    a['codes'] = a['codes'] + b['codes']
     for key in ('lines', 'first', 'returns', 'valued', 'resumes', 'starts', 'shared', 'raises'):
         a[key] |= b[key]
     # A name is a parameter if it is one of either.
@@ -1231,10 +1234,14 @@ def statement_lines(tree, statements, rebound, pure, imports, pure_bodies=None):
             names = [local(t) for t in node.targets]
             return None if None in names or not all(isinstance(t, ast.Subscript) for t in node.targets) \
                 else ([n for ns in names for n in ns], node.targets)
-        # `xs.append(x)`, `d.update(e)`: a method of a local, which may change it in place.
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
-                and isinstance(node.value.func.value, ast.Name) and not node.value.func.value.id.startswith('__'):
-            return [node.value.func.value.id], [node.value]
+        # `xs.append(x)`, `d.update(e)`, `groups[key].append(word)`: a method of a local (or of an
+        # item of one), which may change it in place.
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute):
+            root = node.value.func.value
+            while isinstance(root, ast.Subscript):
+                root = root.value
+            if isinstance(root, ast.Name) and not root.id.startswith('__'):
+                return [root.id], [node.value]
         return None
 
     def undo(node):
@@ -1809,6 +1816,7 @@ def control_flow(source):
             'quiet': sorted(f['quiet']),
             'shown': None if f['shown'] is None else sorted(f['shown']),
             'lineless': f['lineless'],
+            'codes': [{'first': first, 'lines': sorted(lines), 'starts': sorted(starts)} for first, lines, starts in f['codes']],
         }
     statements = statements_per_line(tree)
     rebound = rebound_names(tree)

@@ -382,3 +382,58 @@ describe('values a whole program decides (semantics/rules/loop.ts, received.ts, 
     expect(pure.frame(body(9)).value('extra')).toMatchObject({ kind: 'exact', repr: '[1]', rule: 'kept' });
   });
 });
+
+describe('calls and methods of whole programs (semantics/rules/kept.ts, received.ts; control_flow.py codes)', () => {
+  const PROGRAM = [
+    'def fib(n, cache):', //                          1
+    '    if n not in cache:', //                      2
+    '        cache[n] = n', //                        3
+    '    return cache[n]', //                         4
+    '', //                                            5
+    'def table(limit):', //                           6
+    '    cache = {}', //                              7
+    '    out = []', //                                8
+    '    for n in range(limit):', //                  9
+    '        out.append(fib(n, cache))', //           10
+    '    return out', //                              11
+    '', //                                            12
+    'class A:', //                                    13
+    '    def __init__(self, x):', //                  14
+    '        self.x = x', //                          15
+    '', //                                            16
+    'class B:', //                                    17
+    '    def __init__(self, y):', //                  18
+    '        self.y = y', //                          19
+    '',
+  ].join('\n');
+  const inTable = (line: number, locals: Record<string, string>, event: State['event'] = 'line'): State => ({ event, line, source: '', stack: [{ function: 'table', line }], locals });
+
+  it("a dict passed to a parameter the callee never rebinds holds, back in the caller, what the parameter showed at the callee's return", async () => {
+    const flow = (await ControlFlow.of(PROGRAM))!;
+    const caller = inTable(10, { limit: '2', cache: '{}', out: '[]', n: '0' });
+    const call = { event: 'call', line: 1, source: '', stack: [{ function: 'table', line: 10 }, { function: 'fib', line: 1 }], locals: { n: '0', cache: '{}' } } as State;
+    const ret = { event: 'return', line: 4, source: '', stack: [{ function: 'table', line: 10 }, { function: 'fib', line: 4 }], locals: { n: '0', cache: '{0: 0}' }, value: '0' } as State;
+    const back = await oracle(flow, over, ret, { caller, frameStates: [call] });
+    const at = { event: 'line', line: 9, bare: false, function: 'table' } as const;
+    expect(back.frame(at).value('cache')).toMatchObject({ kind: 'exact', repr: '{0: 0}', rule: 'kept' });
+    expect(back.frame(at).value('out')).toMatchObject({ kind: 'exact', repr: '[0]', rule: 'received' });
+  });
+
+  it("a class's __init__ starts on its own first line, not another class's method of the same name", async () => {
+    const flow = (await ControlFlow.of(PROGRAM))!;
+    const call = { event: 'call', line: 18, source: '', stack: [{ function: '<module>', line: 21 }, { function: '__init__', line: 18 }], locals: { self: '<__main__.B object at 0x…>', y: '1' } } as State;
+    const landing = flow.landing(over, call);
+    expect([...(landing.line?.bare ?? [])]).toEqual([19]);
+    // A first call reports its first line event before anything else.
+    expect(landing.exception?.bare?.size ?? 0).toBe(0);
+    expect(landing.call?.stacks?.size ?? 0).toBe(0);
+  });
+
+  it('a statement the walker ran raises nothing: after `cache = {}` only the next line can come', async () => {
+    const flow = (await ControlFlow.of(PROGRAM))!;
+    const step = await oracle(flow, over, inTable(8, { limit: '2', cache: '{}' }));
+    const landing = step.landing();
+    expect([...(landing.line?.bare ?? [])]).toEqual([9]);
+    expect(landing.exception?.bare?.size ?? 0).toBe(0);
+  });
+});

@@ -43,9 +43,14 @@ export const kept: Rule = {
     const values: Record<string, ValueFact & { binds?: true }> = {};
     // Back in the caller, written whole: its names are still bound, so the frame must show them.
     const bound = byCaller ? { binds: true as const } : {};
+    const through = byCaller ? passedThrough(step) : undefined;
     for (const [name, before] of Object.entries(reference.locals)) {
+      if (!keeps(name)) continue;
+      // An object the call passed to a parameter holds what that parameter showed at the callee's return.
+      const after = through?.get(name);
+      if (after !== undefined) values[name] = { kind: 'exact', repr: after, ...bound };
       // The same value prints the same text, cut at the same place.
-      if (keeps(name)) values[name] = same(name, before) ? { kind: 'exact', repr: before, ...bound } : { kind: 'kept', before, ...bound };
+      else values[name] = same(name, before) ? { kind: 'exact', repr: before, ...bound } : { kind: 'kept', before, ...bound };
     }
     return { values };
   },
@@ -86,6 +91,32 @@ function untouchedByCall(step: Step): ((name: string, before: string) => boolean
   // A repr cut short may hold, past the cut, what the callee got: only where it got nothing it could change.
   const apart = (before: string) => reached.length === 0 || (!before.endsWith(ELLIPSIS) && reached.every((v) => !v.includes(before) && !before.includes(v)));
   return (name, before) => !changes.has(name) && (IMMUTABLE_REPR.test(before) || (!OBJECT.test(before) && apart(before)));
+}
+
+/**
+ * Back in the caller from its line's one call of the program's (`table.append(fib(n, cache))`):
+ * the caller's names passed whole as an argument (`cache` to the parameter `cache`) to a
+ * parameter the callee never rebinds, with the repr that parameter shows at the callee's return
+ * (whole, not cut): the same object, as the callee left it. Not a name the line changes in
+ * place otherwise (`changes`), nor where a class attribute may be one of them.
+ */
+function passedThrough(step: Step): ReadonlyMap<string, string> | undefined {
+  const { flow, prev, history } = step;
+  const caller = history.caller!;
+  const site = flow.calls.get(caller.line);
+  const changes = flow.changes.get(caller.line);
+  const callee = prev!.stack[prev!.stack.length - 1]!;
+  if (!site || !changes || flow.classState || site.callee !== callee.function) return undefined;
+  const f = flow.frames.get(callee.function);
+  if (!f?.params) return undefined;
+  const out = new Map<string, string>();
+  for (const [param, expr] of Object.entries(site.params)) {
+    const after = prev!.locals[param];
+    if (!/^[A-Za-z_]\w*$/.test(expr) || !(expr in caller.locals) || changes.has(expr) || !f.params.has(param) || f.storedAnywhere.has(param)) continue;
+    if (after === undefined || after.endsWith(ELLIPSIS)) continue;
+    out.set(expr, after);
+  }
+  return out;
 }
 
 /** After a return, the names of the caller's line kept (null: none known), for a step from a return to the caller's next line, return or exception. */
