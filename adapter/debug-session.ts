@@ -36,7 +36,7 @@ import { TraceFailure } from '../tracer/run-tracer.js';
 import { EvalError, evaluateExpression, valueRepr } from './evaluate.js';
 import { loadPredictor, ModelNotFoundError, type PredictorChoice } from './load-predictor.js';
 import { parsePyValue, typeName } from './python-values.js';
-import { type BreakpointSpec, type BreakpointView, type DataWatchSpec, type FrameView, type FunctionBreakpointSpec, type LaunchOptions, type LogEvent, NeuralRuntime, type ProgressEvent, RuntimeError, type StopEvent } from './runtime.js';
+import { type BreakpointSpec, type BreakpointView, type DataWatchSpec, type FrameView, type FunctionBreakpointSpec, type LaunchOptions, type LogEvent, NeuralRuntime, type ProgressEvent, RuntimeError, specProblem, type StopEvent } from './runtime.js';
 import { completionItems, EXCEPTION_FILTERS, stepInTargets } from './navigation.js';
 import { programInfo } from '../program-analysis/program-info.js';
 import { readPythonSource } from './read-source.js';
@@ -436,7 +436,18 @@ export class NeuralDebugSession extends DebugSession {
       const message = `ndb debugs one file, ${this.program}: no stop can happen in ${path ?? 'this source'}`;
       return specs.map((b) => ({ verified: false, line: this.convertDebuggerLineToClient(b.line), message }));
     }
+    // A condition, hit condition or log message that does not parse is the client's input, not
+    // the line's: the request fails, naming each such breakpoint (the file's others are set).
+    const problems: string[] = [];
+    for (const spec of specs) {
+      const problem = await specProblem(spec);
+      if (problem) problems.push(`line ${this.convertDebuggerLineToClient(spec.line)}: ${problem}`);
+    }
     const views = await this.requireRuntime().setBreakpoints(specs, path);
+    if (problems.length) {
+      const others = views.some((v) => v.verified) ? `the other breakpoints of ${basename(path)} are set` : `no other breakpoint of ${basename(path)} is set`;
+      throw new RuntimeError(`${problems.length === 1 ? 'a breakpoint is' : `${problems.length} breakpoints are`} not set: ${problems.join('; ')} (${others})`);
+    }
     return views.map((b) => ({
       // The file's line: unique in the one file ndb debugs (the breakpoint event names it).
       id: b.line,
@@ -453,6 +464,13 @@ export class NeuralDebugSession extends DebugSession {
       this.functionBreakpoints = args.breakpoints.map((b) => ({ name: b.name, ...(b.condition?.trim() ? { condition: b.condition.trim() } : {}), ...(b.hitCondition?.trim() ? { hitCondition: b.hitCondition.trim() } : {}) }));
       await this.launched.promise;
       const views = await this.requireRuntime().setFunctionBreakpoints(this.functionBreakpoints);
+      // As for line breakpoints: a condition or hit condition that does not parse fails the request (the others are set).
+      const problems: string[] = [];
+      for (const b of this.functionBreakpoints) {
+        const problem = await specProblem({ line: 0, ...b });
+        if (problem) problems.push(`${b.name}: ${problem}`);
+      }
+      if (problems.length) throw new RuntimeError(`${problems.length === 1 ? 'a function breakpoint is' : `${problems.length} function breakpoints are`} not set: ${problems.join('; ')}`);
       response.body = {
         breakpoints: views.map((v) => ({
           verified: v.verified,
@@ -571,16 +589,30 @@ export class NeuralDebugSession extends DebugSession {
   protected override setDataBreakpointsRequest(response: DebugProtocol.SetDataBreakpointsResponse, args: DebugProtocol.SetDataBreakpointsArguments): void {
     void this.handle(response, async () => {
       const watches: DataWatchSpec[] = [];
+      const problems: string[] = [];
       const views: DebugProtocol.Breakpoint[] = args.breakpoints.map((b) => {
         const spec = parseDataId(b.dataId);
-        if (!spec) return { verified: false, message: `${JSON.stringify(b.dataId)} is not a data id from dataBreakpointInfo` };
-        if (b.accessType && b.accessType !== 'write') return { verified: false, message: `only changes (write) can be watched: a predicted run shows values, not ${b.accessType}s` };
-        if (b.condition || b.hitCondition) return { verified: false, message: 'data breakpoints take no condition or hit count in ndb' };
+        const problem = !spec
+          ? `${JSON.stringify(b.dataId)} is not a data id from dataBreakpointInfo (ask dataBreakpointInfo for a local of a frame)`
+          : b.accessType && b.accessType !== 'write'
+            ? `${spec.name}: only changes (write) can be watched: a predicted run shows values, not ${b.accessType}s`
+            : b.condition || b.hitCondition
+              ? `${spec.name}: data breakpoints take no condition or hit count in ndb`
+              : null;
+        if (problem || !spec) {
+          problems.push(problem!);
+          return { verified: false, message: problem! };
+        }
         watches.push(spec);
         return { verified: true, description: `${spec.name} in ${spec.frame.at(-1)} changes` } as DebugProtocol.Breakpoint;
       });
+      // The good ones are set either way; bad input fails the request, naming each.
       this.dataWatches = watches;
       this.runtime?.setDataBreakpoints(watches);
+      if (problems.length) {
+        const others = watches.length ? `the other ${watches.length === 1 ? 'one is' : `${watches.length} are`} set` : 'none is set';
+        throw new RuntimeError(`${problems.length === 1 ? 'a data breakpoint is' : `${problems.length} data breakpoints are`} not set: ${problems.join('; ')} (${others})`);
+      }
       response.body = { breakpoints: views };
       this.sendResponse(response);
     });

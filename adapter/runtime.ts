@@ -1233,7 +1233,7 @@ export function summarize(v: Verification): string {
 
 
 /** A problem with a breakpoint's condition, hit condition or log message, or null. */
-async function specProblem(spec: BreakpointSpec): Promise<string | null> {
+export async function specProblem(spec: BreakpointSpec): Promise<string | null> {
   if (spec.hitCondition !== undefined && spec.hitCondition.trim() !== '') {
     const test = parseHitCondition(spec.hitCondition);
     if (typeof test !== 'function') return test.error;

@@ -3,7 +3,8 @@
  * as VS Code drives them: conditional breakpoints, hit counts, logpoints, function breakpoints,
  * breakpoint locations, exception filters, data breakpoints, step-in targets, goto, restart
  * frame, the "(return) f" entry, completions, setExpression, the clipboard context, and bad
- * input to each (an error response or an unverified breakpoint with the reason, never a crash).
+ * input to each: an error response with a clear message, never a crash (a breakpoint on a line
+ * without code is unverified with the reason, as DAP and VS Code have it).
  *
  * The adapter runs in this process on a TCP port, with the real tracer as its Predictor: every
  * state is then known, so where each feature stops can be checked exactly (the features are the
@@ -168,12 +169,15 @@ describe('the VS Code features of ndb dap (on the real tracer)', () => {
     ]);
   });
 
-  it('conditional breakpoints and hit counts stop where they hold; bad ones are unverified with the reason', { timeout: TIMEOUT_MS }, async () => {
-    const { dc, bps } = await launch([{ line: 21, condition: 'i == 2' }, { line: 17, condition: 'i ==' }, { line: 23, hitCondition: 'often' }, { line: 3, condition: 'True' }]);
-    expect(bps.map((b) => b.verified)).toEqual([true, false, false, false]);
-    expect(bps[1]!.message).toMatch(/does not parse/);
-    expect(bps[2]!.message).toMatch(/hit condition "often" does not parse/);
-    expect(bps[3]!.message).toMatch(/blank line/);
+  it('conditional breakpoints and hit counts stop where they hold; ones that do not parse fail the request, naming each line', { timeout: TIMEOUT_MS }, async () => {
+    const { dc, bps } = await launch([{ line: 21, condition: 'i == 2' }, { line: 3, condition: 'True' }]);
+    expect(bps.map((b) => b.verified)).toEqual([true, false]);
+    expect(bps[1]!.message).toMatch(/line 3 is a blank line/);
+    // A condition or hit condition that does not parse: an error response naming each line and why; the good one stays set.
+    await expect(dc.setBreakpointsRequest({ source: { path: file }, breakpoints: [{ line: 21, condition: 'i == 2' }, { line: 17, condition: 'i ==' }, { line: 23, hitCondition: 'often' }] })).rejects.toThrow(
+      /^2 breakpoints are not set: line 17: the condition "i ==" does not parse: SyntaxError.*; line 23: hit condition "often" does not parse: give a count.* \(the other breakpoints of loop\.py are set\)$/s,
+    );
+    await expect(dc.setBreakpointsRequest({ source: { path: file }, breakpoints: [{ line: 21, condition: 'i == 2' }, { line: 20, hitCondition: '%0' }] })).rejects.toThrow(/^a breakpoint is not set: line 20: hit condition %0 divides by zero/);
     const stop = await cont(dc);
     expect(stop.body.reason).toBe('breakpoint');
     expect(stop.body.hitBreakpointIds).toEqual([21]);
@@ -205,9 +209,14 @@ describe('the VS Code features of ndb dap (on the real tracer)', () => {
   });
 
   it('logpoints log their message with each {expression} and do not stop', { timeout: TIMEOUT_MS }, async () => {
-    const { dc, output, bps } = await launch([{ line: 21, logMessage: 'i={i} total={total} {{braces}} {counts + [0]} {"s"}' }, { line: 22, logMessage: 'open {brace' }]);
-    expect(bps.map((b) => b.verified)).toEqual([true, false]);
-    expect(bps[1]!.message).toMatch(/not closed/);
+    const logpoint = { line: 21, logMessage: 'i={i} total={total} {{braces}} {counts + [0]} {"s"}' };
+    const { dc, output, bps } = await launch([logpoint]);
+    expect(bps.map((b) => b.verified)).toEqual([true]);
+    // A message that does not parse: an error response naming the line; the good logpoint stays set.
+    await expect(dc.setBreakpointsRequest({ source: { path: file }, breakpoints: [logpoint, { line: 22, logMessage: 'open {brace' }] })).rejects.toThrow(
+      /^a breakpoint is not set: line 22: logpoint message: the \{ at column 6 is not closed \(write \{\{ for a brace\) \(the other breakpoints of loop\.py are set\)$/,
+    );
+    await expect(dc.setBreakpointsRequest({ source: { path: file }, breakpoints: [logpoint, { line: 23, logMessage: 'total is {total +}' }] })).rejects.toThrow(/line 23: logpoint message: \{total \+\} does not parse/);
     const end = await cont(dc);
     expect(end.body.description).toMatch(/predicted end of the run: returned 12/);
     const logged = output.filter((o) => o.body.line === 21);
@@ -220,6 +229,7 @@ describe('the VS Code features of ndb dap (on the real tracer)', () => {
 
   it('function breakpoints stop at the function’s first line; an unknown function is unverified', { timeout: TIMEOUT_MS }, async () => {
     const { dc } = await launch();
+    await expect(dc.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'double', condition: 'x >' }] })).rejects.toThrow(/^a function breakpoint is not set: double: the condition "x >" does not parse/);
     const set = await dc.setFunctionBreakpointsRequest({ breakpoints: [{ name: 'double', condition: 'x > 0' }, { name: 'nope' }] });
     expect(set.body.breakpoints.map((b) => [b.verified, b.line])).toEqual([
       [true, 2],
@@ -295,10 +305,12 @@ describe('the VS Code features of ndb dap (on the real tracer)', () => {
     await expect(dc.customRequest('dataBreakpointInfo', { variablesReference: ref, name: 'nothing' })).rejects.toThrow(/no variable 'nothing' in main/);
     const item = await dc.customRequest('dataBreakpointInfo', { name: 'total + 1', frameId: (await frames(dc))[0]!.id });
     expect(item.body.dataId).toBeNull();
-    const set = await dc.customRequest('setDataBreakpoints', {
-      breakpoints: [{ dataId: info.body.dataId, accessType: 'write' }, { dataId: 'garbage' }, { dataId: info.body.dataId, accessType: 'read' }],
-    });
-    expect(set.body.breakpoints.map((b: DebugProtocol.Breakpoint) => b.verified)).toEqual([true, false, false]);
+    // An id dataBreakpointInfo did not give, an access it does not offer: an error response naming each; the good one is set.
+    await expect(
+      dc.customRequest('setDataBreakpoints', { breakpoints: [{ dataId: info.body.dataId, accessType: 'write' }, { dataId: 'garbage' }, { dataId: info.body.dataId, accessType: 'read' }] }),
+    ).rejects.toThrow(/^2 data breakpoints are not set: "garbage" is not a data id from dataBreakpointInfo .*; total: only changes \(write\) can be watched.* \(the other one is set\)$/);
+    const set = await dc.customRequest('setDataBreakpoints', { breakpoints: [{ dataId: info.body.dataId, accessType: 'write' }] });
+    expect(set.body.breakpoints).toEqual([{ verified: true, description: 'total in main changes' }]);
     await dc.setBreakpointsRequest({ source: { path: file }, breakpoints: [] });
     // total = add(0, double(0)) leaves it 0: the first change is at i == 1.
     const stop = await cont(dc);
@@ -400,15 +412,25 @@ describe('the VS Code features of ndb dap (on the real tracer)', () => {
     expect(exited.body.exitCode).toBe(0);
   });
 
-  it('bad input to each new request: a frame that does not exist, a target not offered, a line without code, no program', { timeout: TIMEOUT_MS }, async () => {
+  it('bad input to each new request: a frame that does not exist, a target not offered, a line without code, an unknown variable, no program', { timeout: TIMEOUT_MS }, async () => {
     const { dc } = await launch();
     const gone = /that frame is gone/;
+    await expect(dc.scopesRequest({ frameId: 999 })).rejects.toThrow(gone);
+    await expect(dc.customRequest('restartFrame', { frameId: 999 })).rejects.toThrow(gone);
     await expect(dc.customRequest('stepInTargets', { frameId: 999 })).rejects.toThrow(gone);
     await expect(dc.completionsRequest({ text: 'k', column: 2, frameId: 999 })).rejects.toThrow(gone);
     await expect(dc.customRequest('dataBreakpointInfo', { name: 'k', frameId: 999 })).rejects.toThrow(gone);
     await expect(dc.customRequest('setExpression', { expression: 'k', value: '1', frameId: 999 })).rejects.toThrow(gone);
     await expect(dc.customRequest('restartFrame', { frameId: 0 })).rejects.toThrow(gone);
     await expect(dc.customRequest('dataBreakpointInfo', { variablesReference: 123456, name: 'k' })).rejects.toThrow(/that variable is gone/);
+    // An unknown variable: to watch, or to set from a watch.
+    const [top] = await frames(dc);
+    await expect(dc.customRequest('dataBreakpointInfo', { name: 'nothing', frameId: top!.id })).rejects.toThrow(/^no variable 'nothing' in main at this stop$/);
+    await expect(dc.customRequest('setExpression', { expression: 'nothing', value: '1', frameId: top!.id })).rejects.toThrow(/^no variable 'nothing' in main at this stop$/);
+    await expect(dc.customRequest('setDataBreakpoints', { breakpoints: [{ dataId: '{"name":"k"}' }] })).rejects.toThrow(/^a data breakpoint is not set: .* is not a data id from dataBreakpointInfo .*\(none is set\)$/);
+    // A line without code, for gotoTargets and goto.
+    await expect(dc.gotoTargetsRequest({ source: { path: file }, line: 14 })).rejects.toThrow(/^cannot jump to line 14: it is a blank line/);
+    await expect(dc.gotoRequest({ threadId: THREAD, targetId: 15 })).rejects.toThrow(/^cannot jump to line 15: it is a blank line/);
     await expect(dc.customRequest('stepInTargets', {})).rejects.toThrow(/^stepInTargets: arguments/);
     await expect(dc.customRequest('goto', { threadId: THREAD, targetId: 999 })).rejects.toThrow(/cannot jump to line 999: it is past the end of the file/);
     await expect(dc.gotoTargetsRequest({ source: { path: '/elsewhere.py' }, line: 1 })).rejects.toThrow(/ndb debugs one file/);
