@@ -20,7 +20,8 @@ import { evaluateCruxEval, formatCruxEval } from '../evaluation/cruxeval.js';
 import { INPUT_CANDIDATES } from '../model-client/input-prediction.js';
 import { HeldoutFileError, makeHeldout, readHeldout } from '../evaluation/heldout.js';
 import { evaluateStates, formatStates, type StateMiss } from '../evaluation/states.js';
-import { evaluateVerify, formatVerifyEval } from '../evaluation/verify-eval.js';
+import { evaluateVerify, formatVerifyEval, modelJudge } from '../evaluation/verify-eval.js';
+import { mcpJudge } from '../evaluation/verify-mcp.js';
 import { CorpusFileError, defaultCorpusDir, evaluatePdb, formatPdbEval, missLines, readCorpus, SPLITS, type Split } from '../evaluation/pdb-eval.js';
 import { defaultEnvCorpusDir, evaluateEnvironment, formatEnvEval } from '../evaluation/env-eval.js';
 import { VERIFY_METHOD } from '../evaluation/verify.js';
@@ -273,15 +274,18 @@ const VERIFY_EVAL_FLAGS = {
   precision: { type: 'string', value: 'fp32|int8', description: "the model's weights (default fp32; int8: the folder's int8 file)" },
   rules: RULES_FLAG,
   rollout: ROLLOUT_FLAG,
+  via: { type: 'string', value: 'cli|mcp', description: "where the predictions are made: this process (default), or mcp: ndb mcp's verify_tests tool, asked by the MCP SDK's client over stdio (its server's own rollout)" },
   report: REPORT_FLAG,
 } satisfies FlagSpecs;
 
 const VERIFY_EVAL_COMMAND = defineCommand({
   name: 'verify',
-  summary: 'the model as a verifier: agreement and Best@k',
+  summary: 'the model as a verifier: agreement, Best@k and repair feedback',
   description: `The model as a verifier (ndb verify) on held-out HumanEval/MBPP problems: pools of the
 reference solution and mutants that really fail; per-case agreement of predicted and
-real verdicts, Best@k against a random choice and the oracle (real execution).`,
+real verdicts, Best@k against a random choice and the oracle (real execution), and how
+often the repair feedback's first wrong line is the real run's (the tracer). With --via mcp
+the predictions come from ndb mcp's verify_tests tool over stdio.`,
   flags: VERIFY_EVAL_FLAGS,
   run: verifyEvalCommand,
 });
@@ -299,14 +303,23 @@ async function verifyEvalCommand({ values }: Parsed<typeof VERIFY_EVAL_FLAGS>, u
   const rows = await loadRows(values.data ?? join(packageRoot(), 'evaluation', 'heldout-real.jsonl'), undefined, usage);
   checkReportPath(values.report);
   const dir = values.model ?? defaultModelDir();
-  const model = await loadModel(dir, precisionOf(values.precision, usage), usage, rulesOf(values.rules, usage), countOf(values.rollout, usage, '--rollout') ?? 0);
+  const via = values.via ?? 'cli';
+  if (via !== 'cli' && via !== 'mcp') throw usage(`--via must be cli or mcp, got ${JSON.stringify(via)}`);
+  if (via === 'mcp' && values.rollout !== undefined) throw usage('--rollout goes with --via cli: ndb mcp predicts with its own rollout');
+  const precision = precisionOf(values.precision, usage);
+  const rules = values.rules;
+  if (rules !== undefined) rulesOf(rules, usage);
+  const server = via === 'mcp' ? await mcpJudge([process.execPath, join(packageRoot(), 'bin', 'ndb.js'), 'mcp', '--model', dir, '--precision', precision, ...(rules === undefined ? [] : ['--rules', rules])], { method, ...(samples === undefined ? {} : { samples }) }) : null;
+  const model = server ? null : await loadModel(dir, precision, usage, rulesOf(rules, usage), countOf(values.rollout, usage, '--rollout') ?? 0);
   try {
     const bar = limit === undefined ? undefined : new ProgressBar('verify pools', limit);
-    const report = await evaluateVerify(rows, model, { k, maxCases, seed, method, ...(limit === undefined ? {} : { limit }), ...(samples === undefined ? {} : { samples }), onProgress: (pools) => bar?.update(pools) });
+    const judge = server ? server.judge : modelJudge(model!, { method, ...(samples === undefined ? {} : { samples }) });
+    const report = await evaluateVerify(rows, judge, { k, maxCases, seed, method, via, ...(limit === undefined ? {} : { limit }), ...(samples === undefined ? {} : { samples }), onProgress: (pools) => bar?.update(pools) });
     writeReport(values.report, 'verify', VERIFY_EVAL_FLAGS, values, dir, { modelDir: dir, ...report });
     process.stdout.write(values.json ? JSON.stringify({ modelDir: dir, ...report }, null, 2) + '\n' : formatVerifyEval(report));
   } finally {
-    await model.release();
+    await server?.close();
+    await model?.release();
   }
 }
 

@@ -20,12 +20,17 @@
  * The oracle is 100% by construction: the cases that choose are the cases that judge, and
  * the reference passes them all.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
+import { NeuralRuntime } from '../adapter/runtime.js';
 import { splitOf } from '../data-pipeline/split.js';
 import type { NeuralPredictor } from '../model-client/neural-predictor.js';
 import { helperPath, runPythonHelper } from '../python/python-helper.js';
 import type { HeldoutRow } from './heldout.js';
 import type { OutputMethod } from '../model-client/call-outcome.js';
+import { departureOf, FEEDBACK_STEPS, realDeparture } from './repair-feedback.js';
 import { type CallCase, rankCandidates, readCases, type Verdict, verifySolution } from './verify.js';
 
 /** Seconds a candidate may run on one case in real Python (a mutant may loop forever). */
@@ -79,6 +84,10 @@ export interface Candidate {
   passed: number;
   passConfidence: number;
   failConfidence: number;
+  /** Per case: the departing line of the predicted run's repair feedback (a case predicted to fail or raise), else null. */
+  feedback: (number | null)[];
+  /** Per case that really fails: the departing line of the real run by the same rule (repair-feedback.ts), null where the real run did not end or passes. */
+  realDeparture: (number | null)[];
 }
 
 export interface Pool {
@@ -112,7 +121,40 @@ export interface VerifyEvalReport {
     unknown: number;
   };
   bestAtK: { model: number | null; random: number | null; oracle: number | null };
+  /**
+   * Repair feedback against the real run: over the candidate-case pairs that really fail
+   * (fail or raise) and whose real run ended, how often the predicted feedback's line is the
+   * real run's departing line. `given`: the pairs with predicted feedback (predicted to fail
+   * or raise); `accuracy` = same / given; `overall` = same / realDepartures (no feedback counts as wrong).
+   */
+  feedback: {
+    realFailing: number;
+    realDepartures: number;
+    given: number;
+    same: number;
+    accuracy: number | null;
+    overall: number | null;
+    /** The same split by how the real run fails: it raises, or returns a wrong value. */
+    byReal: Record<'raises' | 'value', { given: number; same: number }>;
+  };
+  /** How the predictions were made: in this process, or through `ndb mcp`'s verify_tests. */
+  via: 'cli' | 'mcp';
 }
+
+/** A pool as the predictor sees it: the candidates' code and the cases (asserts of tests lines 1..n). */
+export interface PoolInput {
+  problem: string;
+  candidates: { label: string; code: string }[];
+  cases: CallCase[];
+}
+
+/** What the predictor says of a pool: per candidate its predicted verdicts, passes, confidences and feedback lines; the top-ranked candidate. */
+export interface PoolJudgement {
+  candidates: Pick<Candidate, 'predicted' | 'passed' | 'passConfidence' | 'failConfidence' | 'feedback'>[];
+  chosen: number;
+}
+
+export type Judge = (pool: PoolInput) => Promise<PoolJudgement>;
 
 export interface EvalVerifyOptions {
   /** Pool size, 4 to 8 (smaller when a problem has fewer failing mutants, never below 4). */
@@ -178,7 +220,57 @@ export function problemsOf(rows: readonly HeldoutRow[]): { problem: string; rows
   return [...groups].map(([problem, rows]) => ({ problem, rows }));
 }
 
-export async function evaluateVerify(rows: readonly HeldoutRow[], p: NeuralPredictor, opts: EvalVerifyOptions): Promise<VerifyEvalReport> {
+/** The tests file a pool's cases come from: one assert a line, case i on line i + 1 (as the MCP tool reads it). */
+export function testsText(cases: readonly CallCase[]): string {
+  return cases.map((c) => c.text).join('\n') + '\n';
+}
+
+/**
+ * The predictions of this process: `ndb verify`'s verdicts and Best@k (verify.ts), and for a
+ * case predicted to fail or raise the predicted run line by line (into calls, at most
+ * FEEDBACK_STEPS states, then on to the end in one prediction), read by repair-feedback.ts's
+ * rule: what mcp/tools.ts's verify_tests does for each failing predicted case.
+ */
+export function modelJudge(p: NeuralPredictor, opts: Pick<EvalVerifyOptions, 'method' | 'samples'>): Judge {
+  return async (pool) => {
+    const candidates: PoolJudgement['candidates'] = [];
+    for (const c of pool.candidates) {
+      const { returns } = await readCases(c.code, '');
+      const report = await verifySolution(p, { path: `${pool.problem} ${c.label}`, code: c.code }, null, { cases: pool.cases, returns }, { method: opts.method, ...(opts.samples === undefined ? {} : { samples: opts.samples }) });
+      const feedback: (number | null)[] = [];
+      for (const r of report.cases) {
+        const wrong = (r.verdict === 'fail' || r.verdict === 'raises') && 'function' in r.case;
+        feedback.push(wrong ? await predictedDepartureLine(p, c.code, (r.case as CallCase).function, (r.case as CallCase).args) : null);
+      }
+      candidates.push({ predicted: report.cases.map((r) => r.verdict), passed: report.passed, passConfidence: report.passConfidence, failConfidence: report.failConfidence, feedback });
+    }
+    return { candidates, chosen: candidates.indexOf(rankCandidates(candidates)[0]!) };
+  };
+}
+
+/** The predicted run's departing line, as verify_tests' feedback finds it (mcp/tools.ts simulate and departure); null where the model predicts no state. */
+async function predictedDepartureLine(p: NeuralPredictor, code: string, entry: string, args: string): Promise<number | null> {
+  const dir = mkdtempSync(join(tmpdir(), 'ndb-verify-feedback-'));
+  const file = join(dir, 'solution.py');
+  writeFileSync(file, code, 'utf8');
+  const runtime = new NeuralRuntime(p.sibling());
+  try {
+    const t = runtime.timeline;
+    try {
+      await runtime.launch({ program: file, prefetch: false, entry, args });
+      while (!t.atEnd && t.stops.length < FEEDBACK_STEPS) await runtime.stepIn();
+      if (!t.atEnd) await runtime.continue();
+    } catch {
+      // The states predicted so far are still the feedback's (as the tool answers).
+    }
+    return departureOf(t.stops.map((s) => s.state), t.end?.exit ?? null)?.line ?? null;
+  } finally {
+    await runtime.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function evaluateVerify(rows: readonly HeldoutRow[], judge: Judge, opts: EvalVerifyOptions & { via?: 'cli' | 'mcp' }): Promise<VerifyEvalReport> {
   const leftOut: Record<string, number> = {};
   const drop = (why: string) => (leftOut[why] = (leftOut[why] ?? 0) + 1);
   const pools: Pool[] = [];
@@ -211,27 +303,20 @@ export async function evaluateVerify(rows: readonly HeldoutRow[], p: NeuralPredi
     const chosen = pickMutants(failing, Math.min(opts.k, failing.length + 1) - 1, random);
     const pool = shuffle([{ label: 'reference', code: made.reference, real: realOf(0) }, ...chosen.map((m) => ({ label: m.description, code: m.code, real: m.real }))], random);
     const callCases: CallCase[] = cases.map((c, i) => ({ source: 'tests', line: i + 1, text: `assert f(${c.input}) == ${c.output}`, function: 'f', args: c.input, check: 'eq', expected: c.output }));
+    const judged = await judge({ problem, candidates: pool.map((c) => ({ label: c.label, code: c.code })), cases: callCases });
     const candidates: Candidate[] = [];
-    for (const c of pool) {
-      const { returns } = await readCases(c.code, '');
-      const report = await verifySolution(p, { path: `${problem} ${c.label}`, code: c.code }, null, { cases: callCases, returns }, { method: opts.method, ...(opts.samples === undefined ? {} : { samples: opts.samples }) });
-      candidates.push({
-        label: c.label,
-        real: c.real,
-        predicted: report.cases.map((r) => r.verdict),
-        passed: report.passed,
-        passConfidence: report.passConfidence,
-        failConfidence: report.failConfidence,
-      });
+    for (const [j, c] of pool.entries()) {
+      const realDepartures: (number | null)[] = [];
+      for (const [i, v] of c.real.entries()) realDepartures.push(v === 'pass' ? null : ((await realDeparture(c.code, 'f', callCases[i]!.args))?.line ?? null));
+      candidates.push({ label: c.label, real: c.real, ...judged.candidates[j]!, realDeparture: realDepartures });
     }
-    const top = rankCandidates(candidates)[0]!;
-    pools.push({ problem, cases: cases.length, candidates, chosen: candidates.indexOf(top) });
+    pools.push({ problem, cases: cases.length, candidates, chosen: judged.chosen });
     opts.onProgress?.(pools.length, looked);
   }
-  return { k: opts.k, method: opts.method, maxCases: opts.maxCases, seed: opts.seed, problems: looked, leftOut, pools, ...scores(pools) };
+  return { k: opts.k, method: opts.method, maxCases: opts.maxCases, seed: opts.seed, problems: looked, leftOut, pools, ...scores(pools), via: opts.via ?? 'cli' };
 }
 
-function scores(pools: readonly Pool[]): Pick<VerifyEvalReport, 'perCase' | 'bestAtK'> {
+function scores(pools: readonly Pool[]): Pick<VerifyEvalReport, 'perCase' | 'bestAtK' | 'feedback'> {
   let pairs = 0;
   let sameVerdict = 0;
   let samePass = 0;
@@ -251,10 +336,34 @@ function scores(pools: readonly Pool[]): Pick<VerifyEvalReport, 'perCase' | 'bes
       });
     }
   }
+  const feedback: VerifyEvalReport['feedback'] = { realFailing: 0, realDepartures: 0, given: 0, same: 0, accuracy: null, overall: null, byReal: { raises: { given: 0, same: 0 }, value: { given: 0, same: 0 } } };
+  for (const pool of pools) {
+    for (const c of pool.candidates) {
+      c.real.forEach((r, i) => {
+        if (r === 'pass') return;
+        feedback.realFailing++;
+        const real = c.realDeparture[i];
+        if (real === null || real === undefined) return;
+        feedback.realDepartures++;
+        const predicted = c.feedback[i];
+        if (predicted === null || predicted === undefined) return;
+        const by = feedback.byReal[r === 'raises' ? 'raises' : 'value'];
+        feedback.given++;
+        by.given++;
+        if (predicted === real) {
+          feedback.same++;
+          by.same++;
+        }
+      });
+    }
+  }
   const share = (n: number, of: number) => (of === 0 ? null : n / of);
+  feedback.accuracy = share(feedback.same, feedback.given);
+  feedback.overall = share(feedback.same, feedback.realDepartures);
   const allPass = (c: Candidate) => c.real.every((v) => v === 'pass');
   const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
   return {
+    feedback,
     perCase: { pairs, real, verdictAgreement: share(sameVerdict, pairs), passAgreement: share(samePass, pairs), allPassAgreement: share(realPass, pairs), unknown },
     bestAtK: {
       model: mean(pools.map((p) => (allPass(p.candidates[p.chosen]!) ? 1 : 0))),
@@ -265,6 +374,7 @@ function scores(pools: readonly Pool[]): Pick<VerifyEvalReport, 'perCase' | 'bes
 }
 
 const pct = (x: number | null) => (x === null ? '—' : `${(100 * x).toFixed(1)}%`);
+const fb = (x: { given: number; same: number }) => (x.given === 0 ? null : x.same / x.given);
 
 export function formatVerifyEval(r: VerifyEvalReport): string {
   const sizes = [...new Set(r.pools.map((p) => p.candidates.length))].sort();
@@ -283,6 +393,13 @@ export function formatVerifyEval(r: VerifyEvalReport): string {
       row('model (rank by predicted passes)', pct(r.bestAtK.model), ''),
       row('random choice', pct(r.bestAtK.random), ''),
       row('oracle (real execution)', pct(r.bestAtK.oracle), ''),
+      `repair feedback: the predicted first wrong line is the real run's (same rule on both runs: evaluation/repair-feedback.ts)`,
+      `  ${r.feedback.realFailing} pairs really fail; ${r.feedback.realDepartures} of them end (a departure to compare); ${r.feedback.given} of those with feedback (predicted to fail or raise)`,
+      row('  same line, of those with feedback', pct(r.feedback.accuracy), `${r.feedback.same} of ${r.feedback.given}`),
+      row('  same line, of every real departure', pct(r.feedback.overall), `${r.feedback.same} of ${r.feedback.realDepartures}`),
+      row('  real run raises', pct(fb(r.feedback.byReal.raises)), `${r.feedback.byReal.raises.same} of ${r.feedback.byReal.raises.given}`),
+      row('  real run returns a wrong value', pct(fb(r.feedback.byReal.value)), `${r.feedback.byReal.value.same} of ${r.feedback.byReal.value.given}`),
+      `predictions made ${r.via === 'mcp' ? "through ndb mcp's verify_tests (the SDK's client over stdio)" : 'in this process'}`,
     ].join('\n') + '\n'
   );
 }

@@ -14,6 +14,7 @@ import { evaluateExpression, valueRepr } from '../adapter/evaluate.js';
 import { predictInputs } from '../adapter/queries.js';
 import { type NeuralRuntime, RuntimeError, type StopEvent } from '../adapter/runtime.js';
 import { rankCandidates, readCases, VerifyInputError, type VerifyReport, verifySolution, verdictText, VERIFY_METHOD, type CaseResult } from '../evaluation/verify.js';
+import { departureOf, FEEDBACK_STEPS } from '../evaluation/repair-feedback.js';
 import { MORE_LOCALS_KEY } from '../grammar/truncate.js';
 import { OUTPUT_METHODS, type OutputMethod } from '../model-client/call-outcome.js';
 import { MAX_INPUT_CANDIDATES } from '../protocol/dap.js';
@@ -23,8 +24,8 @@ import { EndSchema, type EndView, provenanceAt, StopSchema, type StopView, endVi
 /** The longest trace a tool predicts or returns. */
 export const MAX_TRACE_STEPS = 1000;
 export const DEFAULT_TRACE_STEPS = 200;
-/** The most states in a repair-feedback trace unless the call says otherwise. */
-const DEFAULT_FEEDBACK_STEPS = 100;
+/** The most states in a repair-feedback trace unless the call says otherwise (what `ndb eval verify` scores). */
+const DEFAULT_FEEDBACK_STEPS = FEEDBACK_STEPS;
 
 // ---- shared input fields ---------------------------------------------------------------------
 
@@ -596,33 +597,32 @@ async function repairFeedback(ctx: McpContext, solution: z.infer<typeof Solution
   }
 }
 
+/** The rule of evaluation/repair-feedback.ts (the one `ndb eval verify` scores against the real run), said with the values there. */
 function departure(runtime: NeuralRuntime, expected: string | null): z.infer<typeof DepartureSchema> | null {
   const stops = runtime.timeline.stops;
-  if (stops.length === 0) return null;
-  const at = (i: number, why: string) => {
-    const v = stopView(runtime, i);
-    return { line: v.line, source: v.source, function: v.function, locals: v.locals, why };
-  };
-  const raised = stops.findIndex((s) => s.state.event === 'exception');
-  if (raised >= 0) return at(raised, `raises ${stops[raised]!.state.value} here (predicted); the test expected ${expected ?? 'no exception'}`);
-  const depth = stops[0]!.state.stack.length;
-  const own = stops.map((s, i) => ({ s, i })).filter(({ s }) => s.state.stack.length === depth);
-  // The entry's return; in a trace cut by max_steps, its last state before the end predicted directly.
-  const ret = [...own].reverse().find(({ s }) => s.state.event === 'return') ?? own.at(-1);
-  const end = runtime.timeline.end;
-  const value = ret?.s.state.event === 'return' ? ret.s.state.value : end?.exit.kind === 'normal' ? end.exit.value : undefined;
-  if (!ret || value === undefined) return at(stops.length - 1, 'the predicted run ends here');
+  const d = departureOf(
+    stops.map((s) => s.state),
+    runtime.timeline.end?.exit ?? null,
+  );
+  if (!d) return null;
+  const v = stopView(runtime, d.index);
+  const at = (why: string) => ({ line: v.line, source: v.source, function: v.function, locals: v.locals, why });
   const expect = expected === null ? '' : `; the test expected ${expected}`;
-  const holder = Object.keys(ret.s.state.locals).find((n) => n !== MORE_LOCALS_KEY && ret.s.state.locals[n] === value);
-  if (holder === undefined) return at(ret.i, `returns ${value} from this line (predicted)${expect}`);
-  // Back from the return while the local holds the value: the line run just before the first such state made it so.
-  let k = own.findIndex((x) => x.i === ret.i);
-  while (k > 0 && own[k - 1]!.s.state.locals[holder] === value) k--;
-  if (k === 0) return at(own[0]!.i, `${holder} = ${value} from the start (the arguments) to the return (predicted)${expect}`);
-  const line = own[k - 1]!;
-  const provenance = provenanceAt(stops, own[k]!.i, holder);
-  const how = provenance.source === 'decided' ? `decided: ${provenance.rule}` : provenance.source === 'predicted' ? `predicted, ${Math.round((provenance.confidence ?? 0) * 100)}%` : provenance.source;
-  return { ...at(own[k]!.i, `${holder} becomes ${value} (${how}) after this line and keeps it to the return${expect}`), line: line.s.state.line, source: (runtime.programLines[line.s.state.line - 1] ?? '').trim() };
+  switch (d.kind) {
+    case 'raises':
+      return at(`raises ${d.value} here (predicted); the test expected ${expected ?? 'no exception'}`);
+    case 'ends':
+      return at('the predicted run ends here');
+    case 'returns':
+      return at(`returns ${d.value} from this line (predicted)${expect}`);
+    case 'from_start':
+      return at(`${d.holder} = ${d.value} from the start (the arguments) to the return (predicted)${expect}`);
+    case 'holds': {
+      const provenance = provenanceAt(stops, d.index, d.holder!);
+      const how = provenance.source === 'decided' ? `decided: ${provenance.rule}` : provenance.source === 'predicted' ? `predicted, ${Math.round((provenance.confidence ?? 0) * 100)}%` : provenance.source;
+      return { ...at(`${d.holder} becomes ${d.value} (${how}) after this line and keeps it to the return${expect}`), line: d.line, source: (runtime.programLines[d.line - 1] ?? '').trim() };
+    }
+  }
 }
 
 // ---- the table -------------------------------------------------------------------------------------------
