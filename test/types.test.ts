@@ -11,7 +11,7 @@ import { loadCorpus } from '../data-pipeline/corpora/index.js';
 import type { ProgramSpec } from '../data-pipeline/program.js';
 import { generateSemanticsProgram } from '../data-pipeline/semantics.js';
 import { generateSyntheticProgram } from '../data-pipeline/synthetic.js';
-import { feedText } from '../evaluation/control-flow-check.js';
+import { checkTree, feedText } from '../evaluation/control-flow-check.js';
 import type { State } from '../grammar/state.js';
 import { TOKENS as L } from '../grammar/tokens.js';
 import { truncateRepr } from '../grammar/truncate.js';
@@ -22,6 +22,7 @@ import { ControlFlow } from '../program-analysis/control-flow.js';
 import { attachTypes, programTypes, pyTypes } from '../program-analysis/types.js';
 import { sourceLines } from '../python/source.js';
 import { parseRuleSelection } from '../semantics/rule.js';
+import { StateTree } from '../state-tree/tree.js';
 import { traceSource } from '../tracer/run-tracer.js';
 import { oracle } from './oracle.js';
 
@@ -166,5 +167,24 @@ describe('type facts against real runs', () => {
     console.log(`type soundness: ${specs.length} programs (${typedPrograms} typed), ${checked} values checked, ${refused.length} refused`);
     expect(refused.slice(0, 10)).toEqual([]);
     expect(checked).toBeGreaterThan(specs.length * 5);
+  });
+
+  // The whole constraint with the types attached, as test/control-flow.test.ts's soundness check feeds it: every move of every state.
+  it('every move of the pdb corpus run as scripts passes the constraint with the types attached', { timeout: 1_200_000 }, async () => {
+    const dir = 'evaluation/pdb-corpus';
+    const corpus = JSON.parse(await readFile(`${dir}/corpus.json`, 'utf8')) as { programs: { file: string }[] };
+    const refused: string[] = [];
+    let checked = 0;
+    for (const { file } of corpus.programs) {
+      const source = await readFile(`${dir}/${file}`, 'utf8');
+      const [trace, flow, types] = await Promise.all([traceSource(source, {}), ControlFlow.of(source), programTypes(source)]);
+      attachTypes(flow!, types);
+      const r = await checkTree(new StateTree(trace), flow!, sourceLines(source));
+      checked += r.checked;
+      for (const x of r.refused.slice(0, 3)) refused.push(`${file} ${x.action.kind} from ${x.prev.event} ${x.prev.stack.map((f) => `${f.function}:${f.line}`).join(' ')}: ${x.text.slice(0, 160)}`);
+    }
+    console.log(`pdb corpus with types: ${corpus.programs.length} programs, ${checked} moves checked, ${refused.length} refused`);
+    expect(checked).toBeGreaterThan(corpus.programs.length * 50);
+    expect(refused).toEqual([]);
   });
 });
