@@ -102,7 +102,7 @@ cpSync(join(ROOT, 'dist'), join(NDB, 'dist'), {
     return !SKIP_DIST.has(rel.split('/')[0]) && !rel.endsWith('.map');
   },
 });
-for (const dir of ['tracer', 'program-analysis', 'model-client', 'adapter', 'evaluation', 'lsp']) {
+for (const dir of ['tracer', 'program-analysis', 'semantics', 'model-client', 'adapter', 'evaluation', 'lsp']) {
   if (!existsSync(join(ROOT, dir))) continue;
   for (const f of readdirSync(join(ROOT, dir))) {
     if (f.endsWith('.py')) cpSync(join(ROOT, dir, f), join(NDB, dir, f));
