@@ -8,7 +8,12 @@
  * Then a long file: test/fixtures/long_module_1k.py (1,064 lines), the second launch
  * configuration picked in the Run and Debug view, F5 on its summarize (line 1039, its callees
  * and constants hundreds of lines above): the model sees a cut of it (program-analysis/cut.ts),
- * the user the file's own line numbers. Screenshots go to test-results/e2e/.
+ * the user the file's own line numbers. Then breakpoints (test/e2e/grow.py, the third
+ * configuration): a conditional breakpoint and a logpoint added through the editor's breakpoint
+ * widget, a data breakpoint from the Variables view's context menu, the Breakpoints view's
+ * Raised Exceptions filter; each checked where the adapter decides it (the stop's line, the
+ * condition's value there, the logpoint's message in the Debug Console, the changed value, the
+ * exception widget), not on the model's other values. Screenshots go to test-results/e2e/.
  *
  * Needs (test/e2e/README.md says how to get them offline):
  *   .e2e/node_modules/.bin/code-server   (or NDB_CODE_SERVER)  — test/e2e/setup.sh
@@ -74,6 +79,11 @@ cpSync(join(ROOT, 'test', 'fixtures', LONG_FILE), join(workspace, LONG_FILE));
 const LONG_LINES = readFileSync(join(ROOT, 'test', 'fixtures', LONG_FILE), 'utf8').replace(/\n$/, '').split('\n');
 const LONG_ENTRY_LINE = LONG_LINES.findIndex((l) => l.startsWith('def summarize(')) + 1;
 const LONG_CONFIG = 'Neural debug: summarize (long file)';
+const GROW_FILE = 'grow.py';
+cpSync(join(ROOT, 'test', 'e2e', GROW_FILE), join(workspace, GROW_FILE));
+const GROW_LINES = readFileSync(join(ROOT, 'test', 'e2e', GROW_FILE), 'utf8').split('\n');
+const growLine = (text) => GROW_LINES.findIndex((l) => l.trim() === text) + 1;
+const GROW_CONFIG = 'Neural debug: grow (breakpoints)';
 writeFileSync(
   join(workspace, '.vscode', 'launch.json'),
   JSON.stringify(
@@ -82,6 +92,7 @@ writeFileSync(
       configurations: [
         { type: 'neural-python', request: 'launch', name: 'Neural debug: count', program: '${workspaceFolder}/count.py', entry: 'count', args: "'berry', 'r'", stopOnEntry: true },
         { type: 'neural-python', request: 'launch', name: LONG_CONFIG, program: `\${workspaceFolder}/${LONG_FILE}`, entry: 'summarize', args: "['Banana', 'kiwi']", stopOnEntry: true },
+        { type: 'neural-python', request: 'launch', name: GROW_CONFIG, program: `\${workspaceFolder}/${GROW_FILE}`, entry: 'grow', args: '4', stopOnEntry: true },
       ],
     },
     null,
@@ -280,6 +291,7 @@ async function run(page) {
   check('the debug state goes to the language server after each stop, null at the end', /ndb\/debugState: count:\d+, \d+ locals/.test(extLog) && extLog.includes('ndb/debugState: null'), (extLog.match(/ndb\/debugState: .*/g) ?? []).slice(-3).join(' | '));
 
   await longFile(page, { shot, stack, varRows, lineOf });
+  await breakpoints(page, { shot, stack, varRows, lineOf, move });
 }
 
 /**
@@ -300,26 +312,7 @@ async function longFile(page, { shot, stack, varRows, lineOf }) {
   const line = (text) => page.locator('.editor-instance .monaco-editor .view-line', { hasText: text }).first();
   await line('A 1,000-line module').waitFor();
 
-  // The Run and Debug view's configuration drop-down (a <select> under VS Code's own list).
-  const select = page.locator('.start-debug-action-item select').first();
-  if (!(await select.isVisible())) await page.keyboard.press('Control+Shift+D');
-  await select.waitFor();
-  const index = await select.locator('option').evaluateAll((options, name) => options.findIndex((o) => (o.textContent ?? '').startsWith(name)), LONG_CONFIG);
-  await select.selectOption({ index });
-  // The status bar names the selected configuration: then F5 debugs it.
-  const picked = await page
-    .locator('.statusbar-item', { hasText: LONG_CONFIG })
-    .first()
-    .waitFor({ timeout: 5_000 })
-    .then(() => true)
-    .catch(() => false);
-  await line('A 1,000-line module').click();
-  if (picked) await page.keyboard.press('F5');
-  else {
-    log('the drop-down did not select the configuration: Debug: Select and Start Debugging instead');
-    await runCommand(page, 'Debug: Select and Start Debugging');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: LONG_CONFIG }).first().click();
-  }
+  const picked = await startConfiguration(page, LONG_CONFIG, line('A 1,000-line module'));
   await page.locator('.debug-toolbar').waitFor();
   await stack.filter({ hasText: 'summarize' }).first().waitFor();
   await varRows.first().waitFor();
@@ -333,6 +326,172 @@ async function longFile(page, { shot, stack, varRows, lineOf }) {
   check("F5 on the long file stops in summarize near its def, on the file's own line", /summarize/.test(top) && lineOf(top) >= LONG_ENTRY_LINE && lineOf(top) <= LONG_ENTRY_LINE + 3, top);
   const vars = await rowTexts(varRows);
   check('the long file: the Variables view has rows', vars.length > 0, vars.join(' | '));
+  await page.keyboard.press('Shift+F5');
+  await page.locator('.debug-toolbar').waitFor({ state: 'hidden' }).catch(() => undefined);
+}
+
+/**
+ * Picks a launch configuration in the Run and Debug view's drop-down (a <select> under VS
+ * Code's own list) and presses F5 in the editor (`focus`); Debug: Select and Start Debugging
+ * where the drop-down does not take. Whether the drop-down selected it.
+ * @param {import('playwright-core').Page} page
+ */
+async function startConfiguration(page, name, focus) {
+  const select = page.locator('.start-debug-action-item select').first();
+  if (!(await select.isVisible())) await page.keyboard.press('Control+Shift+D');
+  await select.waitFor();
+  const index = await select.locator('option').evaluateAll((options, wanted) => options.findIndex((o) => (o.textContent ?? '').startsWith(wanted)), name);
+  await select.selectOption({ index });
+  // The status bar names the selected configuration: then F5 debugs it.
+  const picked = await page
+    .locator('.statusbar-item', { hasText: name })
+    .first()
+    .waitFor({ timeout: 5_000 })
+    .then(() => true)
+    .catch(() => false);
+  await focus.click();
+  if (picked) await page.keyboard.press('F5');
+  else {
+    log('the drop-down did not select the configuration: Debug: Select and Start Debugging instead');
+    await runCommand(page, 'Debug: Select and Start Debugging');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
+  }
+  return picked;
+}
+
+/**
+ * Breakpoints as a VS Code user sets them, on test/e2e/grow.py (`grow(4)`: a loop adding i to
+ * total, then a raise caught in the same function):
+ *   - a conditional breakpoint (`i == 2`) on `total = total + i` and a logpoint
+ *     (`step at i={i}`) on `step = i * 2`, through Debug: Add Conditional Breakpoint… and
+ *     Debug: Add Logpoint… (the editor's breakpoint widget), before F5;
+ *   - F5 (stop on entry), continue: the stop is the conditional breakpoint's line, the Call
+ *     Stack says "Paused on breakpoint", `i` is 2 there (the adapter stops only where the
+ *     condition holds over the predicted locals), and the Debug Console has the logpoint's
+ *     message for the iterations before (`step at i=N`);
+ *   - all breakpoints removed, Break on Value Change on `total` (the Variables view's context
+ *     menu: dataBreakpointInfo, setDataBreakpoints), continue: the Call Stack says
+ *     "total changed: A → B" and the Variables view's total is no longer what it was;
+ *   - all removed again, Raised Exceptions ticked in the Breakpoints view, continue: the stop
+ *     is on the `raise` line and the exception widget names ValueError.
+ * What the model predicts elsewhere is not checked: each check is one the adapter decides.
+ * @param {import('playwright-core').Page} page
+ */
+async function breakpoints(page, { shot, stack, varRows, lineOf, move }) {
+  const t0 = Date.now();
+  const condLine = growLine('total = total + i');
+  const logLine = growLine('step = i * 2');
+  const raiseLine = growLine('raise ValueError(total)');
+  await runCommand(page, 'Close All Editor Groups');
+  await page.locator('.editor-instance .monaco-editor').first().waitFor({ state: 'detached', timeout: 5_000 }).catch(() => undefined);
+  await page.keyboard.press('Control+P');
+  await page.locator('.quick-input-widget input').fill(GROW_FILE);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: GROW_FILE }).first().waitFor();
+  await page.keyboard.press('Enter');
+  const editor = page.locator('.editor-instance .monaco-editor').first();
+  const line = (text) => editor.locator('.view-line', { hasText: text }).first();
+  await line('def grow(k):').waitFor();
+
+  /** The breakpoint widget on the line with `text` (the cursor there), `value` typed into it, Enter. */
+  const addWithWidget = async (text, command, value) => {
+    await line(text).click();
+    // The line's start (Add Logpoint… takes the cursor's column: an inline logpoint elsewhere).
+    await page.keyboard.press('Home');
+    await page.keyboard.press('Home');
+    await runCommand(page, command);
+    const widget = page.locator('.breakpoint-widget').first();
+    await widget.waitFor();
+    await widget.locator('.inputContainer textarea, textarea').first().focus().catch(() => undefined);
+    await page.keyboard.type(value, { delay: 20 });
+    await page.waitForTimeout(300);
+    // A suggestion list open over the widget would take the Enter.
+    if (await page.locator('.breakpoint-widget .suggest-widget.visible, .suggest-widget.visible').count()) await page.keyboard.press('Escape');
+    await page.keyboard.press('Enter');
+    await widget.waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+  };
+  await addWithWidget('total = total + i', 'Debug: Add Conditional Breakpoint...', 'i == 2');
+  await addWithWidget('step = i * 2', 'Debug: Add Logpoint...', 'step at i={i}');
+  const bpRows = page.locator('.debug-breakpoints .monaco-list-row');
+  if (!(await page.locator('.debug-breakpoints').first().isVisible())) await page.keyboard.press('Control+Shift+D');
+  await bpRows.filter({ hasText: GROW_FILE }).nth(1).waitFor({ timeout: 10_000 }).catch(() => undefined);
+  const glyphs = page.locator('.editor-instance .codicon-debug-breakpoint-conditional, .editor-instance .codicon-debug-breakpoint-log');
+  await shot('11-breakpoints-set');
+  check('the breakpoint widget sets a conditional breakpoint and a logpoint (their glyphs in the margin)', (await glyphs.count()) >= 2, `${await glyphs.count()} glyphs; Breakpoints view: ${(await rowTexts(bpRows)).join(' | ')}`);
+
+  await startConfiguration(page, GROW_CONFIG, line('def grow(k):'));
+  await page.locator('.debug-toolbar').waitFor();
+  await stack.filter({ hasText: 'grow' }).first().waitFor();
+  await varRows.first().waitFor();
+  const stateMessage = page.locator('.call-stack-state-message').first();
+  const stateText = async () => ((await stateMessage.count()) ? (await stateMessage.innerText()).replace(/\s+/g, ' ').trim() : '');
+  const localValue = async (name) => {
+    // A row reads `name = value` (VS Code 1.100; `name: value` in older ones).
+    const row = (await rowTexts(varRows)).find((r) => new RegExp(`^${name}\\s*[:=]\\s`).test(r));
+    return row === undefined ? undefined : row.slice(name.length).replace(/^\s*[:=]\s*/, '');
+  };
+
+  // Continue to the conditional breakpoint.
+  const atCond = await move('12-conditional-breakpoint', () => page.keyboard.press('F5'));
+  const condState = await stateText();
+  check(`the conditional breakpoint stops on its line (${condLine}), paused on breakpoint`, /grow/.test(atCond) && lineOf(atCond) === condLine && /breakpoint/i.test(condState), `${atCond}; ${condState}`);
+  check('where the conditional breakpoint stops, its condition holds (i is 2)', (await localValue('i')) === '2', (await rowTexts(varRows)).join(' | '));
+
+  // The logpoint's messages, in the Debug Console, for the iterations before the stop.
+  // The Debug Console (the panel VS Code opens at the first session; else its command, category Debug Console).
+  const repl = page.locator('.repl').first();
+  if (!(await repl.isVisible())) await runCommand(page, 'Debug Console: Focus on Debug Console View');
+  await repl.waitFor();
+  let replText = '';
+  await waitFor(async () => /step at i=\d+/.test((replText = await repl.innerText())), 10_000, 'the logpoint message').catch(() => undefined);
+  await shot('13-logpoint-output');
+  check('the logpoint writes its message with the value in the Debug Console (step at i=N), without stopping there', /step at i=\d+/.test(replText) && lineOf(atCond) !== logLine, (replText.match(/step at i=.*/g) ?? []).slice(0, 4).join(' | '));
+
+  // A data breakpoint on total: Break on Value Change in the Variables view.
+  await runCommand(page, 'Remove All Breakpoints');
+  await page.waitForTimeout(500);
+  const totalBefore = await localValue('total');
+  const totalRow = varRows.filter({ hasText: /^\s*total\s*[:=]/ }).first();
+  await totalRow.click({ button: 'right' });
+  const menuItem = page.locator('.monaco-menu .action-item', { hasText: 'Break on Value Change' }).first();
+  const offered = await menuItem
+    .waitFor({ timeout: 10_000 })
+    .then(() => true)
+    .catch(() => false);
+  await shot('14-break-on-value-change');
+  check('the Variables view offers Break on Value Change on total (dataBreakpointInfo)', offered);
+  if (offered) {
+    await menuItem.click();
+    await bpRows.filter({ hasText: 'total' }).first().waitFor({ timeout: 10_000 }).catch(() => undefined);
+    const atData = await move('15-data-breakpoint', () => page.keyboard.press('F5'));
+    const dataState = await stateText();
+    const totalAfter = await localValue('total');
+    check('the data breakpoint stops where total changed (Call Stack: "total changed: A → B")', /total changed: .+ → .+/.test(dataState) && /grow/.test(atData), `${atData}; ${dataState}`);
+    check('after the data breakpoint the Variables view shows total changed', totalAfter !== undefined && totalAfter !== totalBefore, `${totalBefore} → ${totalAfter}`);
+  } else {
+    await page.keyboard.press('Escape');
+  }
+
+  // An exception breakpoint: Raised Exceptions in the Breakpoints view.
+  await runCommand(page, 'Remove All Breakpoints');
+  await page.waitForTimeout(500);
+  if (!(await page.locator('.debug-breakpoints').first().isVisible())) await page.keyboard.press('Control+Shift+D');
+  const raised = bpRows.filter({ hasText: 'Raised Exceptions' }).first();
+  await raised.waitFor();
+  const box = raised.locator('input[type=checkbox]').first();
+  if (!(await box.isChecked())) await box.click();
+  await page.waitForTimeout(500);
+  check('the Breakpoints view offers debugpy\'s Raised Exceptions filter, ticked', await box.isChecked());
+  const atRaise = await move('16-exception-breakpoint', () => page.keyboard.press('F5'));
+  const widget = page.locator('.exception-widget').first();
+  const widgetText = await widget
+    .waitFor({ timeout: 10_000 })
+    .then(async () => (await widget.innerText()).replace(/\s+/g, ' '))
+    .catch(() => '');
+  await shot('17-exception-widget');
+  check(`the exception breakpoint stops on the raise (line ${raiseLine}), the exception widget names ValueError`, lineOf(atRaise) === raiseLine && /ValueError/.test(widgetText), `${atRaise}; ${widgetText.slice(0, 120)}; ${await stateText()}`);
+  log(`breakpoints: ${Date.now() - t0} ms`);
+  // Leave the filter as it was.
+  if (await box.isChecked()) await box.click();
   await page.keyboard.press('Shift+F5');
   await page.locator('.debug-toolbar').waitFor({ state: 'hidden' }).catch(() => undefined);
 }
