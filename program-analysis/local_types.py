@@ -6,7 +6,8 @@ or `{"kind": "error"}` where it does not parse.
 
 The copy differs from the program in three ways, and only for pyright:
 - before each statement that starts a line of a function's (or the module's) body, one line of
-  `reveal_type(name)` calls for the scope's locals: what pyright infers there is what the frame
+  `reveal_type(name)` calls for the scope's locals whose every binding is `name = V` with V of a
+  type no run-time value changes (trusted_names): what pyright infers there is what the frame
   shows on that line's event. Not before a loop's header (it runs again from the body's end, a
   path the point before it does not see), a decorated definition, or a statement sharing its line;
 - every parameter is annotated `Any`, and every return and variable annotation is `Any`: a type
