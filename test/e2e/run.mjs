@@ -147,6 +147,8 @@ try {
   exitCode = results.every((r) => r.ok) ? 0 : 1;
 } catch (err) {
   log(`ERROR ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  // The summary counts it: the checks after the error did not run.
+  results.push({ name: 'the run reached its end', ok: false });
   const pages = browser.contexts().flatMap((c) => c.pages());
   if (pages[0]) await pages[0].screenshot({ path: join(SHOTS, 'error.png') }).catch(() => undefined);
 } finally {
