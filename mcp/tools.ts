@@ -534,7 +534,11 @@ async function verifyTests(ctx: McpContext, input: z.infer<z.ZodObject<typeof Ve
   const reports: VerifyReport[] = [];
   for (const [i, s] of solutions.entries()) {
     stopIfCancelled(ctx, call);
-    const onProgress = (n: number, total: number) => tick(`${s.path}: ${n} of ${total} calls predicted`);
+    // Between two predicted calls: a cancel or a shutdown stops the verdicts there too, not only the feedback.
+    const onProgress = (n: number, total: number) => {
+      stopIfCancelled(ctx, call);
+      tick(`${s.path}: ${n} of ${total} calls predicted`);
+    };
     reports.push(await verifySolution(model.sibling(), { path: s.path, code: s.code }, testsName, read[i]!, { ...(input.method ? { method: input.method } : {}), ...(input.samples ? { samples: input.samples } : {}), onProgress }));
   }
   const feedbackCases = input.feedback ?? 3;
