@@ -111,6 +111,7 @@ interface Totals {
   stops: number;
   lineRight: number;
   stateRight: number;
+  returns: { n: number; right: number };
 }
 interface PdbLike {
   totals: Partial<Record<'dev' | 'heldout' | 'all', Totals>>;
@@ -166,20 +167,18 @@ export const FIGURES: readonly FigureRow[] = [
     model: (r: StatesLike) => ['step_return', 'breakpoint', 'continue'].map((a) => exactOf(r, 'model', a)).join(' / '),
     baseline: (r: StatesLike) => ['step_return', 'breakpoint', 'continue'].map((a) => exactOf(r, 'baseline', a)).join(' / '),
   },
-  {
-    measure: 'Whole programs against the real pdb, stop by stop: line right, dev / held-out programs',
-    command: 'ndb eval pdb --split all',
-    eval: 'pdb',
-    model: (r: PdbLike) => ['dev', 'heldout'].map((s) => (r.totals[s as 'dev'] ? ratio(r.totals[s as 'dev']!.lineRight, r.totals[s as 'dev']!.stops) : '—')).join(' / '),
-    baseline: () => 'none measured',
-  },
-  {
-    measure: 'Whole programs against the real pdb: line and every local right, dev / held-out',
-    command: 'ndb eval pdb --split all',
-    eval: 'pdb',
-    model: (r: PdbLike) => ['dev', 'heldout'].map((s) => (r.totals[s as 'dev'] ? ratio(r.totals[s as 'dev']!.stateRight, r.totals[s as 'dev']!.stops) : '—')).join(' / '),
-    baseline: () => 'none measured',
-  },
+  ...(['dev', 'heldout'] as const).map(
+    (split): FigureRow => ({
+      measure: `Whole programs against the real pdb, stop by stop, ${split === 'dev' ? 'dev' : 'held-out'} programs: line / line and every local / return values right`,
+      command: `ndb eval pdb --split ${split}`,
+      eval: 'pdb',
+      model: (r: PdbLike) => {
+        const t = r.totals[split];
+        return t ? `${ratio(t.lineRight, t.stops)} / ${ratio(t.stateRight, t.stops)} / ${ratio(t.returns.right, t.returns.n)}` : '—';
+      },
+      baseline: () => 'none measured',
+    }),
+  ),
   {
     measure: 'As a verifier: the top-ranked candidate passes every case (Best@k)',
     command: 'ndb eval verify --limit 30',

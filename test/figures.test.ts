@@ -39,7 +39,7 @@ describe('the figures table from reports', () => {
     expect(lines[4]).toBe('| Next state exact, one step: step into / step over | 87.5% / 75.0% | 12.5% / 0.0%, same locals, next line | `ndb eval states --data evaluation/heldout-real.jsonl --limit 120` | def5678 (with changes), 2026-12-08 |');
     expect(lines[5]).toContain('| 50.0% / — / 100.0% | 0.0% / — / 0.0% |');
     // neither report nor row: said so
-    expect(lines[6]).toBe('| Whole programs against the real pdb, stop by stop: line right, dev / held-out programs | not measured yet | | `ndb eval pdb --split all` | |');
+    expect(lines[6]).toBe('| Whole programs against the real pdb, stop by stop, dev programs: line / line and every local / return values right | not measured yet | | `ndb eval pdb --split dev` | |');
     expect(sources.map((s) => s.from)).toEqual(['report', 'kept', 'report', 'report', 'missing', 'missing', 'missing']);
   });
 
