@@ -25,6 +25,7 @@ import { EntryError, entryStart } from '../program-analysis/entry-state.js';
 import { FrameNames } from '../model-client/loc-constraint.js';
 import { loadModelFolder, loadTokenizer } from '../model-client/model-folder.js';
 import { NeuralPredictor } from '../model-client/neural-predictor.js';
+import { NO_RULES } from '../semantics/rule.js';
 import { PartialFrameDecoder } from '../model-client/partial-frame.js';
 import { callCandidates, returnFrameStart, returnState } from '../model-client/input-prediction.js';
 import { PrefixCache } from '../model-client/prefix-cache.js';
@@ -349,17 +350,33 @@ describe.runIf(HAS_MODEL)('with the model', () => {
   });
 
   it('keeps a greedy frame in the cache: the next step runs fewer tokens than its history grew by', async () => {
+    // The grammar alone, so that the model decodes the frame (a step the stepper decides whole, below, runs no pass and keeps nothing).
+    const { config } = await loadModelFolder(MODEL_DIR, { verify: false });
+    const alone = await NeuralPredictor.load(MODEL_DIR, { threads: 2, rules: NO_RULES, maxNewTokens: Math.min(256, config.max_position_embeddings / 2) });
+    try {
+      const first = await alone.start(COUNT_SOURCE, { entry: 'count', args: "'rr', 'r'" });
+      expect(first.kind).toBe('state');
+      if (first.kind !== 'state') return;
+      const over = { kind: 'step_over' } as const;
+      const a = await alone.predict([{ state: first.state }], over);
+      expect(a.kind).toBe('state');
+      if (a.kind !== 'state') return;
+      const b = await alone.predict([{ state: first.state, action: over }, { state: a.state }], over);
+      const grew = b.stats!.promptTokens - a.stats!.promptTokens;
+      // Without the frame kept, every token the history grew by would run (the prompt before was cached).
+      expect(b.stats!.prefilledTokens).toBeLessThan(grew);
+    } finally {
+      await alone.release();
+    }
+  });
+
+  it('a step the stepper decides whole runs no forward pass (model-client/decided-step.ts)', async () => {
     const first = await predictor.start(COUNT_SOURCE, { entry: 'count', args: "'rr', 'r'" });
-    expect(first.kind).toBe('state');
-    if (first.kind !== 'state') return;
-    const over = { kind: 'step_over' } as const;
-    const a = await predictor.predict([{ state: first.state }], over);
-    expect(a.kind).toBe('state');
-    if (a.kind !== 'state') return;
-    const b = await predictor.predict([{ state: first.state, action: over }, { state: a.state }], over);
-    const grew = b.stats!.promptTokens - a.stats!.promptTokens;
-    // Without the frame kept, every token the history grew by would run (the prompt before was cached).
-    expect(b.stats!.prefilledTokens).toBeLessThan(grew);
+    if (first.kind !== 'state') throw new Error('no first state');
+    // From the call to `n = 0`: nothing runs in between, every value is the call's.
+    const a = await predictor.predict([{ state: first.state }], { kind: 'step_over' });
+    expect(a.kind === 'state' && a.state.line).toBe(6);
+    expect(a.stats).toMatchObject({ forwardPasses: 0, decidedSteps: 1 });
   });
 
   it("catches up on the last frame's unrun tokens: the next step runs only its action, and predicts the same", async () => {

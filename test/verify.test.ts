@@ -318,6 +318,8 @@ describe.skipIf(!HAS_EMBEDDED_MODEL)('ndb verify on the shipped model', () => {
     expect(report.bestAtK.model).toBe(pool.candidates[pool.chosen]!.label === 'reference' ? 1 : 0);
     const text = formatVerifyEval(report);
     expect(text).toMatch(/^verify: 1 pools of \d+ held-out/);
-    expect(text.trim().split('\n').at(-1)).toMatch(/^oracle \(real execution\) +100\.0%$/);
+    expect(text.trim().split('\n').find((l) => l.startsWith('oracle'))).toMatch(/^oracle \(real execution\) +100\.0% *$/);
+    expect(text).toMatch(/repair feedback: the predicted first wrong line is the real run's/);
+    expect(text.trim().split('\n').at(-1)).toBe('predictions made in this process');
   });
 });
