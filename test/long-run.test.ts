@@ -99,11 +99,30 @@ describe.skipIf(!HAS_MODEL)('a long run on the shipped model', () => {
     for (let k = 1; k < at.length; k++) expect(at[k]! - at[k - 1]!, `slides at presses ${at.join(', ')}`).toBeGreaterThanOrEqual(2);
     // Only a slide's press runs more than the last frame again (no look: the press runs the
     // last frame's tail, all of it when the history writes that frame otherwise than it was
-    // decoded, e.g. a repr cut to 100 characters) plus its own few tokens. The first press
-    // runs the launch state, which no press wrote.
-    const lastFrame = (i: number) => hurried[i - 1]!.stats.sampledTokens + hurried[i - 1]!.stats.forcedTokens;
-    const heavy = hurried.flatMap((p, i) => (i > 0 && p.stats.prefilledTokens > Math.max(64, lastFrame(i) + 16) ? [i + 1] : []));
-    expect(heavy).toEqual(at);
+    // decoded, e.g. a repr cut to 100 characters) plus its own few tokens; after presses the
+    // stepper decided whole (no forward pass: model-client/decided-step.ts), their frames too.
+    // The first press runs the launch state, which no press wrote.
+    const frame = (j: number) => hurried[j]!.stats.sampledTokens + hurried[j]!.stats.forcedTokens;
+    const decided = (j: number) => (hurried[j]!.stats.decidedSteps ?? 0) > 0;
+    // Undefined where every press before was decided: this one runs the launch state too.
+    const owed = (i: number) => {
+      let tokens = 0;
+      for (let j = i - 1; j >= 0; j--) {
+        tokens += frame(j);
+        if (!decided(j)) return tokens;
+      }
+      return undefined;
+    };
+    const heavy = hurried.flatMap((p, i) => {
+      const tokens = owed(i);
+      return tokens !== undefined && p.stats.prefilledTokens > Math.max(64, tokens + 16) ? [i + 1] : [];
+    });
+    // A slide rebuilds the cache at its press, or (a press the stepper decided runs nothing) at the next press the model decodes.
+    const rebuilds = [...new Set(at.flatMap((press) => {
+      const j = hurried.findIndex((_, k) => k >= press - 1 && !decided(k));
+      return j < 0 ? [] : [j + 1];
+    }))];
+    expect(heavy).toEqual(rebuilds);
     // Late in the run, few presses rebuild (a long frame run again is not a rebuild).
     expect(heavy.filter((at) => at > PRESSES / 2).length).toBeLessThanOrEqual(Math.ceil(PRESSES / 2 / 8));
   });
