@@ -245,7 +245,8 @@ export type Landing = Partial<Record<Event, HeadLanding>>;
 
 const EMPTY: ReadonlySet<number> = new Set();
 const EMPTY_NAMES: ReadonlySet<string> = new Set();
-const NONE_HEAD: HeadLanding = { bare: new Set(), stacks: new Set() };
+/** A head that cannot come at all (no line, no stack): what a rule narrows a landing with. */
+export const NONE_HEAD: HeadLanding = { bare: new Set(), stacks: new Set() };
 
 /** `from` and every line reachable from it over `edges`. */
 function closure(from: Iterable<number>, edges: ReadonlyMap<number, ReadonlySet<number>>): Set<number> {

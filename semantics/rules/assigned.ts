@@ -8,14 +8,13 @@
  * Not for names declared global or nonlocal (not the frame's locals), nor where the program can
  * reach frames by hand or writes its own reprs.
  */
-import type { HeadLanding } from '../../program-analysis/control-flow.js';
+import { NONE_HEAD } from '../../program-analysis/control-flow.js';
 import type { ValueFact } from '../facts.js';
 import type { Rule } from '../rule.js';
 import type { Step } from '../step.js';
 
 type Bound = ValueFact & { binds: true };
 const exact = (repr: string): Bound => ({ kind: 'exact', repr, binds: true });
-const NONE: HeadLanding = { bare: new Set(), stacks: new Set() };
 
 /** Whether the step is one this rule reads: forward from a line event of a frame that runs statements. */
 const applies = (step: Step) => step.forward && step.byCode && step.fromStatementLine;
@@ -33,7 +32,7 @@ export const assigned: Rule = {
     if (!applies(step) || line === undefined || step.answer(`statement ${line}`)?.kind !== 'changed') return landing;
     // Where it opens a frame (a key lambda, a comprehension), step_into stops in it first.
     const opens = step.action!.kind === 'step_into' && step.flow.statements.get(line)?.opens;
-    return opens ? { ...landing, exception: NONE } : { ...landing, exception: NONE, call: NONE, line_call: NONE };
+    return opens ? { ...landing, exception: NONE_HEAD } : { ...landing, exception: NONE_HEAD, call: NONE_HEAD, line_call: NONE_HEAD };
   },
   frame(step, at) {
     const { flow, prev } = step;

@@ -11,7 +11,7 @@
  *   same locals as the line's; a header whose test on them would not have led to this line
  *   (into its body where the test fails, past it where the test holds) is not the line before.
  */
-import { type FrameFlow, type HeadLanding, type Landing, runsStatements } from '../../program-analysis/control-flow.js';
+import { type FrameFlow, type Landing, runsStatements, NONE_HEAD } from '../../program-analysis/control-flow.js';
 import type { Rule } from '../rule.js';
 import { INVERSE_STEPS, type Question, type Step, FORWARD_STEPS as STEPS } from '../step.js';
 
@@ -53,7 +53,6 @@ function holds(step: Step, header: number): boolean | undefined {
   const v = step.value(`test ${header}`);
   return v === 'True' ? true : v === 'False' ? false : undefined;
 }
-const NONE: HeadLanding = { bare: new Set(), stacks: new Set() };
 
 /** `landing` narrowed by the branch tests the state before decides. */
 function branchLanding(step: Step, landing: Landing): Landing {
@@ -67,9 +66,9 @@ function fromHeader(step: Step, landing: Landing): Landing {
   if (!branch || !bare?.has(branch.body)) return landing;
   const test = holds(step, prev!.line);
   if (test === undefined) return landing;
-  if (test) return { line: { bare: new Set([branch.body]), stacks: new Set() }, line_call: NONE, exception: NONE, return: NONE, call: NONE };
+  if (test) return { line: { bare: new Set([branch.body]), stacks: new Set() }, line_call: NONE_HEAD, exception: NONE_HEAD, return: NONE_HEAD, call: NONE_HEAD };
   // Past the body: the next line, or the return after the function's last line.
-  return { ...landing, line: { ...landing.line, bare: new Set([...bare].filter((l) => l !== branch.body)) }, line_call: NONE, exception: NONE, call: NONE };
+  return { ...landing, line: { ...landing.line, bare: new Set([...bare].filter((l) => l !== branch.body)) }, line_call: NONE_HEAD, exception: NONE_HEAD, call: NONE_HEAD };
 }
 
 function backToHeader(step: Step, f: FrameFlow, landing: Landing): Landing {

@@ -9,7 +9,7 @@
  * that runs this def) or, for `K(ARGS)`, K's new instance (`<__main__.K object at 0x…>`, where
  * K prints no repr of its own). The model writes none of them.
  */
-import type { CallSite } from '../../program-analysis/control-flow.js';
+import { type CallSite, NONE_HEAD } from '../../program-analysis/control-flow.js';
 import type { ValueFact } from '../facts.js';
 import type { Rule } from '../rule.js';
 import type { Step } from '../step.js';
@@ -99,8 +99,7 @@ export const called: Rule = {
     if (!call || !bound(step)) return landing;
     // The arguments evaluate: the first frame the line opens is the callee's, on its first line.
     const entry = `${step.prev!.stack.map((f) => `${f.function}:${f.line}`).join(' ')} ${call.callee}:${call.line}`;
-    const none = { bare: new Set<number>(), stacks: new Set<string>() };
-    return landing.call?.stacks?.has(entry) ? { call: { bare: new Set(), stacks: new Set([entry]) }, line: none, line_call: none, return: none, exception: none } : landing;
+    return landing.call?.stacks?.has(entry) ? { call: { bare: new Set(), stacks: new Set([entry]) }, line: NONE_HEAD, line_call: NONE_HEAD, return: NONE_HEAD, exception: NONE_HEAD } : landing;
   },
   frame(step, at) {
     const call = site(step);

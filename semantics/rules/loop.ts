@@ -16,7 +16,7 @@
  */
 import type { Action, Locals, State } from '../../grammar/state.js';
 import { MORE_LOCALS_KEY } from '../../grammar/truncate.js';
-import type { ControlFlow, HeadLanding, IterationSource, Landing, Loop } from '../../program-analysis/control-flow.js';
+import { type ControlFlow, type IterationSource, type Landing, type Loop, NONE_HEAD } from '../../program-analysis/control-flow.js';
 import type { ValueFact } from '../facts.js';
 import type { RunHistory } from '../history.js';
 import { reprItems } from '../repr-items.js';
@@ -98,7 +98,6 @@ const INT = /^-?\d+$/;
 /** A repr of a value no one can change: a number, str, bytes, None or bool, or a tuple of such (no bracket, brace or `<` in it at all). */
 const IMMUTABLE = /^(?:-?[\d.]|['"]|b['"]|None$|True$|False$|\((?!.*[[{<]))/;
 const immutable = (repr: string) => IMMUTABLE.test(repr);
-const NONE: HeadLanding = { bare: new Set(), stacks: new Set() };
 
 /**
  * The reprs each loop target may take in the state being written (undefined: no loop rule
@@ -207,7 +206,7 @@ function loopLanding(flow: ControlFlow, action: Action | null, prev: State | und
   if (!loop || body === undefined) return landing;
   const way = goesOn(loop, prev.locals, prev.locals, history.frameStates?.[0], iterationsDone(loop, prev, history.frameStates));
   const bare = landing.line?.bare;
-  if (way === 'body' && (!bare || bare.has(body))) return { line: { bare: new Set([body]), stacks: new Set() }, line_call: NONE, exception: NONE, return: NONE, call: NONE };
+  if (way === 'body' && (!bare || bare.has(body))) return { line: { bare: new Set([body]), stacks: new Set() }, line_call: NONE_HEAD, exception: NONE_HEAD, return: NONE_HEAD, call: NONE_HEAD };
   if (way === 'exit' && bare?.has(body)) return { ...landing, line: { ...landing.line, bare: new Set([...bare].filter((l) => l !== body)) } };
   return landing;
 }

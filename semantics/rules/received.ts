@@ -6,7 +6,7 @@
  * `self`; `return helper(x)` returns it). Only a normal return lands on a line or a return: an
  * exception leaving the callee stops on the caller's exception event first.
  */
-import { type Received, runsStatements } from '../../program-analysis/control-flow.js';
+import { NONE_HEAD, type Received, runsStatements } from '../../program-analysis/control-flow.js';
 import { ELLIPSIS } from '../../grammar/truncate.js';
 import type { ValueFact } from '../facts.js';
 import { IMMUTABLE_REPR, reprItems } from '../repr-items.js';
@@ -41,8 +41,7 @@ export const received: Rule = {
     // Binding a name, unpacking as many items as names, or a list's append cannot raise nor
     // call anything; the frame goes on to its next line (or returns, after its last). `return
     // CALL` returns it right there.
-    const none = { bare: new Set<number>(), stacks: new Set<string>() };
-    return returns ? { ...landing, exception: none, call: none, line: none, line_call: none } : { ...landing, exception: none, call: none };
+    return returns ? { ...landing, exception: NONE_HEAD, call: NONE_HEAD, line: NONE_HEAD, line_call: NONE_HEAD } : { ...landing, exception: NONE_HEAD, call: NONE_HEAD };
   },
   frame(step, at) {
     const { prev } = step;

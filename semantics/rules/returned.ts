@@ -6,9 +6,8 @@
  */
 import type { Rule } from '../rule.js';
 import type { Step } from '../step.js';
-import type { HeadLanding } from '../../program-analysis/control-flow.js';
+import { NONE_HEAD } from '../../program-analysis/control-flow.js';
 
-const NONE: HeadLanding = { bare: new Set(), stacks: new Set() };
 
 const applies = (step: Step) => step.byCode && step.forward && step.fromStatementLine;
 
@@ -24,7 +23,7 @@ export const returned: Rule = {
     const line = step.prev?.line;
     if (!applies(step) || line === undefined || !step.flow.returned.has(line) || step.value(`return ${line}`) === undefined) return landing;
     // step_into would stop first in a frame EXPR opens (a comprehension, a key lambda): only step_over is sure to go straight to the return.
-    return step.action!.kind === 'step_over' ? { ...landing, line: NONE, exception: NONE, call: NONE, line_call: NONE } : { ...landing, line: NONE, exception: NONE };
+    return step.action!.kind === 'step_over' ? { ...landing, line: NONE_HEAD, exception: NONE_HEAD, call: NONE_HEAD, line_call: NONE_HEAD } : { ...landing, line: NONE_HEAD, exception: NONE_HEAD };
   },
   frame(step, at) {
     const { flow, prev } = step;
